@@ -5953,7 +5953,7 @@ class ProcState:
         out = {"env": env, "cwd": cwd, "um": um, "argv": argv, "lv": lv, "ld": ld, "ln": ln, "lt": lt, "lx": lx, "tz": tz,
                "sp": self._path(),
                "rs": rs, "dc": _CTX_REPR(_GETCONTEXT()), "dd": _CTX_REPR(_DEFAULT_CONTEXT), "rl": _sys.getrecursionlimit(),
-               "im": _sys.get_int_max_str_digits(), "si": _sys.getswitchinterval(),
+               "im": _sys.get_int_max_str_digits(), "si": _switch_interval(self.peer),
                "gc": [_GC_SET[3](), *_GC_SET[4]()], "st": _socket_timeout(), "ts": _stack_size(),
                "mn": self._blocked(last), "lc": _locale_now()}
         if last is not None and rs is not last["rs"] and rs == last["rs"]:
@@ -6818,13 +6818,7 @@ def _apply_interpreter(d: dict, ps: "ProcState") -> None:
             raise RemoteError("a malformed decimal default context")
         if _CTX_REPR(_DEFAULT_CONTEXT) != dd:
             _set_context(_DEFAULT_CONTEXT, dd)
-    for k, get, put, ok in _LIMITS:
-        v = d.get(k)
-        if v is not None and ok(v) and get() != v:
-            try:
-                put(v)
-            except (ValueError, TypeError, OverflowError, RecursionError):
-                pass
+    _apply_limits(d, ps)
     gc = d.get("gc")
     if gc is not None:
         if _type(gc) is not list or _len(gc) != 4 or _type(gc[0]) is not bool or not all(_type(x) is int for x in gc[1:]):
@@ -7109,6 +7103,41 @@ def _state_hook(target: list):
             if _type(k) is str and (v is None or _type(v) is str) and _len(_puts) < 10_000:
                 _puts[k] = v
     return hook
+
+
+def _apply_limits(d: dict, ps: "ProcState") -> None:
+    """(``_apply_interpreter``) The interpreter's limits of ``_LIMITS``; the switch interval, while the subject holds
+    the tree's threads frozen, into the freeze's saved state (set when they are thawed: ``_switch_interval``)."""
+    frozen = _frozen(ps.peer)
+    saved = frozen.saved if frozen is not None else None
+    for k, get, put, ok in _LIMITS:
+        v = d.get(k)
+        if k == "si" and frozen is not None and saved is not None and v is not None and ok(v):
+            frozen.saved = (saved[0], v, saved[2])
+            continue
+        if v is not None and ok(v) and get() != v:
+            try:
+                put(v)
+            except (ValueError, TypeError, OverflowError, RecursionError):
+                pass
+
+
+def _frozen(peer) -> "Schedule | None":
+    """(``PROCESS_STATE``'s ``si``) The subject's schedule while it holds the tree's threads frozen with the switch
+    interval raised to ``FROZEN_INTERVAL`` (``Schedule._freeze``), else None (the driver's side, no thread frozen)."""
+    sched = getattr(peer, "sched", None) if peer is not None else None
+    saved = sched.saved if sched is not None else None
+    return sched if saved is not None and saved[1] is not None else None
+
+
+def _switch_interval(peer) -> float:
+    """The switch interval the tree and the test see: the interpreter's, but while the subject holds the tree's
+    threads frozen, the one the freeze saved (``FROZEN_INTERVAL`` is the schedule's, never the tree's: sent to the
+    driver, it held the GIL in the test's main thread for a second at a time, so CLOCK_READS_RULE's pulse and the
+    test's own threads waited behind a busy loop, and ``sys.getswitchinterval()`` read 1.0 in the test)."""
+    frozen = _frozen(peer)
+    saved = frozen.saved if frozen is not None else None
+    return saved[1] if saved is not None else _sys.getswitchinterval()
 
 
 _LIMITS = (("rl", _sys.getrecursionlimit, _sys.setrecursionlimit, lambda v: _type(v) is int),
@@ -9604,7 +9633,9 @@ another clock (``datetime.datetime.now`` and ``os.times`` read it in C, as does 
 iterations), gives the same: a thread of the driver's own (harness.judge.probe_runtime ``_pulse``, a ``_thread`` never
 in ``threading``'s registries) asks the main thread every ``WAIT_OWED`` while such a gap is open to run the same give
 (``Py_AddPendingCall``: at its next instruction boundary, ``_pulse_give``) when the code it interrupted is the test's
-own (red team atk11: a loop on ``datetime.now`` waited with the tree's thread frozen). Open: a busy loop in a helper
+own (red team atk11: a loop on ``datetime.now`` waited with the tree's thread frozen). The pulse's thread needs the
+GIL from the test's busy loop, so the driver's switch interval is the tree's, never the freeze's (``_switch_interval``:
+the raised one crossed as synced state and held the GIL a second at a time; red team atk25). Open: a busy loop in a helper
 of the test's outside its file (a library's, a fixture's module), as for a clock read; where ``Py_AddPendingCall``
 cannot be reached (no ctypes), the clocks above only."""
 _M_MONO = _time.monotonic
