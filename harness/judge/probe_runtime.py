@@ -884,9 +884,7 @@ class _ProxyModule(_rpc.ProxyModuleBase if _rpc else object):  # type: ignore[mi
         return value
 
     def __getattr__(self, name):
-        if name.startswith("__") and name.endswith("__"):
-            raise AttributeError(name)
-        if _rpc.module_ref(self) is None:
+        if not _rpc.namespace_name(name) or _rpc.module_ref(self) is None:
             raise AttributeError(name)
         peer = _DRIVER["peer"]
         value = peer.request("getattr", self, name)

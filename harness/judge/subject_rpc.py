@@ -709,12 +709,16 @@ made reading a namespace, never read through the proxy module, ``_ProxyModule.__
 message, nor held by a container that was; none once the test read a proxy's ``__dict__``), and their change just
 crosses with the reply. Open: a container past the
 link bounds the test holds (``x = pkg.big``) is a copy, as any reply's is; a module the tree makes without the import
-system (``types.ModuleType`` handed to the test) is a plain stand-in, each read a request; a dunder no import sets
-(``__author__``) is not read (the proxy answers no dunder it lacks)."""
+system (``types.ModuleType`` handed to the test) is a plain stand-in, each read a request. Every name of the namespace is a
+binding of the tree's but the import system's own (``_IMPORT_DUNDERS``: ``__name__``, ``__spec__``, ``__loader__``,
+``__package__``, ``__path__``, ``__cached__``, ``__builtins__``, and the warnings registry), which the driver's import
+sets: a dunder no import sets (``__author__``, ``__annotations__``) is read and written as any name (a list of kept
+dunders missed the tree's ``__author__`` both ways: red teams atk25 and atk26)."""
 
 
 _WALKED = (list, dict, set, tuple, frozenset)  # what ``Peer.expose`` reads into: the built-in containers and stand-ins of them
-_NAMESPACE_DUNDERS = frozenset({"__doc__", "__all__", "__file__", "__version__", "__getattr__", "__dir__"})
+_IMPORT_DUNDERS = frozenset({"__name__", "__loader__", "__package__", "__spec__", "__path__", "__cached__",
+                             "__builtins__", "__dict__", "__class__", "__warningregistry__"})
 _MODULE_REFS: _weakref.WeakKeyDictionary = _weakref.WeakKeyDictionary()  # driver: a proxy module -> its handle
 
 
@@ -725,9 +729,8 @@ def module_ref(mod) -> int | None:
 
 def namespace_name(k) -> bool:
     """Whether a binding of a tree module's namespace is one its proxy module in the driver holds (``TREE_NAMESPACE_RULE``)
-    and writes by a request: every name but the import system's own dunders (``__doc__``, ``__all__``, ``__file__``,
-    ``__version__``, and a module's ``__getattr__`` and ``__dir__`` hooks, are kept)."""
-    return _type(k) is str and (not k.startswith("__") or k in _NAMESPACE_DUNDERS)
+    and writes by a request: every name but the import system's own dunders (``_IMPORT_DUNDERS``)."""
+    return _type(k) is str and k not in _IMPORT_DUNDERS
 
 
 def _namespace_of(mod) -> dict:
