@@ -148,9 +148,10 @@ HONEST: dict[str, tuple] = {
 # read every such name; a container past the link bounds is dropped, read by a request; the harness's ``_hx`` names
 # are never a binding the proxy takes; a thread of the tree frozen while the test computes without a clock or a message
 # (closed: the freeze's switch interval crossed to the driver as the tree's and kept the pulse off the GIL, subject_rpc
-# ``_switch_interval``, tests/harness/judge/test_switch_interval.py). Open: a dunder no import sets (``__author__``: the proxy's ``__getattr__`` answers no dunder), a deep binding that cannot cross
-# (a fault, stricter).
-_OPEN = {"a_dunder_of_the_tree", "deep_structure_bound_by_a_call"}
+# ``_switch_interval``, tests/harness/judge/test_switch_interval.py); a dunder no import sets (closed: every name but the
+# import system's is a binding, subject_rpc ``_IMPORT_DUNDERS``). Open: a deep binding that cannot cross (a fault,
+# stricter).
+_OPEN = {"deep_structure_bound_by_a_call"}
 ATK25_CLOSED: frozenset[str] = frozenset((set(LENIENT) | set(HONEST)) - _OPEN)
 
 _LENIENT_OPEN = pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
