@@ -80,6 +80,15 @@ HONEST = {
     # a tree thread started inside a callback of a tree thread runs during the test's busy loop
     "a_thread_started_in_a_callback_runs_during_a_busy_loop": _case(
         "    pkg.in_thread(lambda: pkg.start())\n" + _BUSY + "    assert pkg.get() == 1\n"),
+    # the test's own thread has the tree set the interval (a tree thread alive): the test reads it
+    "the_tree_sets_the_interval_from_the_tests_thread": _case(
+        "    pkg.start(delay=30)\n    try:\n"
+        "        t = threading.Thread(target=pkg.set_interval, args=(0.002,))\n        t.start()\n        t.join()\n"
+        "        assert sys.getswitchinterval() == 0.002\n        assert pkg.interval() == 0.002\n" + _RESTORE),
+    # the test sets a tiny interval (below the default) with a tree thread alive: the tree reads it back
+    "the_tests_tiny_interval_reaches_the_tree": _case(
+        "    pkg.start(delay=30)\n    try:\n        sys.setswitchinterval(1e-6)\n"
+        "        assert pkg.interval() == 1e-6\n" + _RESTORE),
     # the test sets a huge interval, then reads it back through the tree (with a tree thread alive)
     "the_tests_huge_interval_reaches_the_tree": _case(
         "    pkg.start(delay=30)\n    try:\n        sys.setswitchinterval(3.0)\n"
