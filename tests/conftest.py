@@ -97,6 +97,10 @@ SLOW_FILES: dict[str, str] = {
                                                  "dict past unread_links): trees judged and under plain pytest, cold "
                                                  "and warm (~1 s each); open ones in the campaign "
                                                  "(CAMPAIGN_WHILE_OPEN), closed ones sampled in test-all (SWEEPS)",
+    "tests/harness/judge/test_atk28_attacks.py": "red team atk28: the switch interval, the freeze and the pulse (the "
+                                                 "tree's code inside a callback of the test, a tree thread setting the "
+                                                 "interval, the test's own threads): trees judged and under plain "
+                                                 "pytest, cold and warm (~1 s each); open ones in the campaign",
     "tests/harness/judge/test_atk27_attacks.py": "red team atk27: 5bf306d's TREE_NAMESPACE_RULE read whole (a binding "
                                                  "materialized by vars or held from the last message, rebound by a tree "
                                                  "thread during a wait, materialize's getattr running a module class's "
@@ -1073,6 +1077,12 @@ CAMPAIGN_WHILE_OPEN: dict[str, str] = {
         "red team atk26's right trees the judge fails through a tree module's namespace (the same; _hx_ref listed by "
         "vars, a lazy __version__, __spec__, the module class, sys.modules; ~1 s each): the closed ones (ATK26_CLOSED) "
         "in test-all",
+    "tests/harness/judge/test_atk28_attacks.py::test_a_wrong_tree_is_not_passed_through_the_switch_interval_or_the_freeze":
+        "red team atk28's wrong trees the judge alone passes (the tree's code in a callback of the test runs frozen, at "
+        "FROZEN_INTERVAL; ~1 s each): the closed ones in test-all",
+    "tests/harness/judge/test_atk28_attacks.py::test_an_honest_tree_sees_the_switch_interval_and_its_threads_as_under_plain_pytest":
+        "red team atk28's right trees the judge fails (the same; a tree thread's setswitchinterval during the pulse's "
+        "give, a fault; ~1 s each): the closed ones in test-all",
     "tests/harness/judge/test_atk27_attacks.py::test_the_judge_fails_a_wrong_tree_through_its_modules_dict_read_whole":
         "red team atk27's wrong trees the judge alone passes through a proxy module's dict (a binding rebound by a tree "
         "thread read stale, materialize's getattr running a module class's code, a write into the dict restored around "
@@ -1110,7 +1120,8 @@ CAMPAIGN_WHILE_OPEN: dict[str, str] = {
 # (A fresh clone's make test ran 6:52 of pytest on 8b0aa00, 137 s of it summed cold points; its test-all 21:20,
 # CI's 1,374 s.)
 COLD_IN_CAMPAIGN_FILES: frozenset[str] = frozenset({
-    *(f"tests/harness/judge/test_atk{n}_attacks.py" for n in range(16, 28)),
+    *(f"tests/harness/judge/test_atk{n}_attacks.py" for n in range(16, 29)),
+    "tests/harness/judge/test_switch_interval.py",
     "tests/harness/judge/test_atk15_final_verdict.py",
     "tests/harness/judge/test_abc_checks.py",
     "tests/harness/judge/test_stand_in_members.py",
