@@ -97,6 +97,10 @@ SLOW_FILES: dict[str, str] = {
                                                  "dict past unread_links): trees judged and under plain pytest, cold "
                                                  "and warm (~1 s each); open ones in the campaign "
                                                  "(CAMPAIGN_WHILE_OPEN), closed ones sampled in test-all (SWEEPS)",
+    "tests/harness/judge/test_atk29_attacks.py": "red team atk29: a tree module's dunders (the namespace's bindings but "
+                                                 "the import system's, PEP 562's hook, __doc__, __annotations__, the "
+                                                 "import system's own): trees judged and under plain pytest, cold and "
+                                                 "warm (~1 s each); open ones in the campaign",
     "tests/harness/judge/test_atk28_attacks.py": "red team atk28: the switch interval, the freeze and the pulse (the "
                                                  "tree's code inside a callback of the test, a tree thread setting the "
                                                  "interval, the test's own threads): trees judged and under plain "
@@ -1077,6 +1081,14 @@ CAMPAIGN_WHILE_OPEN: dict[str, str] = {
         "red team atk26's right trees the judge fails through a tree module's namespace (the same; _hx_ref listed by "
         "vars, a lazy __version__, __spec__, the module class, sys.modules; ~1 s each): the closed ones (ATK26_CLOSED) "
         "in test-all",
+    "tests/harness/judge/test_atk29_attacks.py::test_the_judge_fails_a_wrong_tree_through_a_module_dunder":
+        "red team atk29's trees the judge reads otherwise than plain pytest through a module dunder (PEP 562's hook run "
+        "twice on a miss, the import system's dunders the driver's import sets otherwise, a deleted __doc__, eval's "
+        "__builtins__ and a created __annotations__ written into the proxy's dict; ~1 s each): the closed ones in test-all",
+    "tests/harness/judge/test_atk29_attacks.py::test_an_honest_tree_reading_a_module_dunder_passes_judged":
+        "red team atk29's trees the judge reads otherwise than plain pytest through a module dunder (PEP 562's hook run "
+        "twice on a miss, the import system's dunders the driver's import sets otherwise, a deleted __doc__, eval's "
+        "__builtins__ and a created __annotations__ written into the proxy's dict; ~1 s each): the closed ones in test-all",
     "tests/harness/judge/test_atk28_attacks.py::test_a_wrong_tree_is_not_passed_through_the_switch_interval_or_the_freeze":
         "red team atk28's wrong trees the judge alone passes (the tree's code in a callback of the test runs frozen, at "
         "FROZEN_INTERVAL; ~1 s each): the closed ones in test-all",
@@ -1120,7 +1132,7 @@ CAMPAIGN_WHILE_OPEN: dict[str, str] = {
 # (A fresh clone's make test ran 6:52 of pytest on 8b0aa00, 137 s of it summed cold points; its test-all 21:20,
 # CI's 1,374 s.)
 COLD_IN_CAMPAIGN_FILES: frozenset[str] = frozenset({
-    *(f"tests/harness/judge/test_atk{n}_attacks.py" for n in range(16, 29)),
+    *(f"tests/harness/judge/test_atk{n}_attacks.py" for n in range(16, 30)),
     "tests/harness/judge/test_switch_interval.py",
     "tests/harness/judge/test_atk15_final_verdict.py",
     "tests/harness/judge/test_abc_checks.py",
