@@ -1020,7 +1020,10 @@ def _loop(ctl, base_path: list[str], session) -> None:
         if ended is None:
             return
         _, status, usage = ended
-        ctl.send(json.dumps({"status": status, "cpu": usage.ru_utime + usage.ru_stime}).encode())
+        try:
+            ctl.send(json.dumps({"status": status, "cpu": usage.ru_utime + usage.ru_stime}).encode())
+        except OSError:  # (the client went away as the run ended)
+            return
 
 
 def _wait_run(ctl, pid: int) -> tuple[int, int, Any] | None:
@@ -1030,7 +1033,6 @@ def _wait_run(ctl, pid: int) -> tuple[int, int, Any] | None:
     kills a run, so a mutant's endless loop ran on without it (one outlived its killed pytest by 47 minutes
     at 55% of a core), and so did its server, blocked here."""
     import select
-    import signal
     import socket
     try:
         pidfd = os.pidfd_open(pid)
@@ -1049,12 +1051,7 @@ def _wait_run(ctl, pid: int) -> tuple[int, int, Any] | None:
                 gone = True
             if not gone:  # (a message before the reply: not this protocol's; the child's end decides)
                 return os.wait4(pid, 0)
-            for kill in (os.killpg, os.kill):  # (the child leads its own session once it has called setsid)
-                try:
-                    kill(pid, signal.SIGKILL)
-                    break
-                except ProcessLookupError:
-                    continue
+            _kill_run(pid)
             os.wait4(pid, 0)
             return None
     finally:
@@ -1184,11 +1181,23 @@ class ForkServer:
                     self.proc.wait()
 
 
+def _kill_run(pid: int) -> None:
+    """SIGKILL to a run's process group (the child leads its own session), or, before the child has called setsid,
+    to the child alone: it is the server's unreaped child, so the pid is still its own."""
+    import signal
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
 def _read_run(pid: int, fds: tuple[int, ...], deadline: float) -> tuple[dict[int, bytearray], bool]:
     """Each of ``fds`` (a run's stdout and stderr) read to its end, and whether the run timed out:
     past ``deadline`` the run's process group is killed, and the pipes get 10 s more to close."""
     import selectors
-    import signal
     import time
     bufs = {fd: bytearray() for fd in fds}
     sel = selectors.DefaultSelector()
@@ -1199,15 +1208,7 @@ def _read_run(pid: int, fds: tuple[int, ...], deadline: float) -> tuple[dict[int
         wait = deadline - time.perf_counter()
         if wait <= 0 and not timed_out:
             timed_out = True
-            try:
-                os.killpg(pid, signal.SIGKILL)   # the child leads its own session
-            except ProcessLookupError:
-                # not yet: the pid arrived after the deadline and the child has not called
-                # setsid. It is the server's unreaped child, so the pid is still its own
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
+            _kill_run(pid)
             deadline += 10.0
         elif wait <= 0:
             break

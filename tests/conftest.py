@@ -1142,10 +1142,20 @@ COLD_IN_CAMPAIGN_FILES: frozenset[str] = frozenset({
 })
 
 
+def _warm_runs() -> bool:
+    """Whether the ``executor`` fixture runs warm here (tests/harness/conftest.py: not when ``HARNESS_TEST_EXECUTORS``
+    leaves it out, nor at confinement level basic)."""
+    import os
+    if "warm" not in os.environ.get("HARNESS_TEST_EXECUTORS", "cold,warm").split(","):
+        return False
+    from harness.sandbox.sandbox import confinement_level
+    return confinement_level() != "basic"
+
+
 def executor_tier(nodeid: str, executor: str | None) -> tuple[bool, bool]:
     """(slow, campaign) of the test with node id ``nodeid`` run under ``executor`` (its ``executor`` fixture's
     parameter, None without one), by the executor tier above."""
-    if executor != "cold":
+    if executor != "cold" or not _warm_runs():  # (where warm cannot run, cold is every tier's only executor)
         return False, False
     found = sweep_param(nodeid)
     kept = found is not None and found[1] in SWEEPS[found[0]][0]

@@ -7116,7 +7116,8 @@ def _apply_limits(d: dict, ps: "ProcState") -> None:
     for k, get, put, ok in _LIMITS:
         v = d.get(k)
         if k == "si" and frozen is not None and saved is not None and v is not None and ok(v):
-            frozen.saved = (saved[0], v, saved[2])
+            if 0 < v < 1e9:  # (a value the thaw's setswitchinterval would refuse is left: ``_check``'s fault)
+                frozen.saved = (saved[0], v, saved[2])
             continue
         if v is not None and ok(v) and get() != v:
             try:
