@@ -471,6 +471,40 @@ def test_a_recording_says_unknown_after_what_its_tracer_cannot_see():
     assert r.stdout.strip() == "[False, False, False, False, True, False, True]", r.stdout + r.stderr
 
 
+def _lines(out: str) -> list[str]:
+    """A run's output without its timing ("in 0.12s")."""
+    import re
+    return [re.sub(r"0x[0-9a-f]+", "0x", re.sub(r" in [0-9.]+s\b.*", "", ln)) for ln in out.splitlines()]
+
+
+@pytest.mark.parametrize("case", ["failing test", "collection error", "collection error, full trace"])
+def test_a_forked_childs_reports_are_the_cold_runs_where_a_verdict_reads_them(server, tmp_path, case):
+    """A forked pytest child formats a failed test's report as its crash alone and an interrupted
+    session's memo only when printed in full (forkserver._fork_child_reports, issue 35). What the
+    verdict and the reasons read is the cold run's: the exit code, the short summary's lines,
+    the interrupted line, and a collection error's traceback (gates.pytest_verdict reads it to
+    decide who owns the error), in full with --full-trace."""
+    import subprocess
+    import sys
+    (tmp_path / "home").mkdir()
+    env = scrubbed_env(home=str(tmp_path / "home"))
+    (tmp_path / "mod.py").write_text("X = 1\n" + ("Y = undefined_name\n" if "collection" in case else ""))
+    body = "from mod import X\n\n\ndef helper(v):\n    assert v == 2\n\n\ndef test_x():\n    helper(X)\n"
+    args = [*_suite(tmp_path, body), "-x", *(["--full-trace"] if "full" in case else [])]
+    code, out, _, _ = server.run(args, str(tmp_path), env, [str(tmp_path)], 60)
+    cold = subprocess.run([sys.executable, "-m", "pytest", *args], cwd=tmp_path, capture_output=True, text=True,
+                          env={**env, "PYTHONPATH": str(tmp_path)}, timeout=120)
+    assert code == cold.returncode == (1 if case == "failing test" else 2), out + cold.stdout
+    fork, want = _lines(out), _lines(cold.stdout)
+    summary = [ln for ln in want if ln.startswith(("FAILED", "ERROR", "!!!", "="))]
+    assert summary and [ln for ln in fork if ln.startswith(("FAILED", "ERROR", "!!!", "="))] == summary
+    if "collection" in case:
+        assert fork == want     # the collector's report and the memo, as pytest makes them
+        assert "mod.py:2: " in out, out      # the frame in the artifact that owns the error
+    else:
+        assert "test_x.py:9: " in cold.stdout and "test_x.py:9: " not in out   # the crash alone, no frames
+
+
 def test_a_swap_childs_failure_line_names_the_crash_place_and_message(gate):
     """A swap child reports a failure by its crash only (forkserver._crash_only_reports: the
     frames are not formatted): the summary line still names the failing test, the crash's file
