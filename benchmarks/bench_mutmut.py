@@ -63,6 +63,21 @@ SAMPLES = (
 )
 
 
+def gate_copy(sample: Sample, root: Path) -> Path:
+    """The sample's gate (gate.toml and its tests) copied to ``root/gate``, beside the artifact's
+    copy, as mutmut's side gets the tests in its project copy (``_mutmut_project``). The bundled
+    gates live inside the harness's own ``corpus`` package: run from there, pytest made the
+    package a collection node whose ``__init__.py`` every judging child imported again at the
+    first test's setup (a third of a swap child's CPU on ordered-set), and walked the
+    repository's directories at every forked child's collection - costs of where this
+    repository keeps its examples, not of the module or its suite. Returns the gate.toml's path."""
+    gate = root / "gate"
+    gate.mkdir()
+    shutil.copy(sample.dir / "gate.toml", gate / "gate.toml")
+    shutil.copytree(sample.dir / sample.tests, gate / sample.tests, ignore=shutil.ignore_patterns("__pycache__"))
+    return gate / "gate.toml"
+
+
 def _copy(sample: Sample, dest: Path) -> None:
     for name in sample.copy:
         src = sample.dir / name
@@ -272,7 +287,7 @@ def run_corpus(workers: int, sample: Sample = SAMPLES[0]) -> dict:
         _copy(sample, art)
         loop = Loop(id="bench", dir=Path(tmp), title=sample.name, domains=["software"], requirement="(bench)",
                     kind="python", target=sample.target, artifact_dir=art, hints={"role": "code"},
-                    not_applicable=(), gate_paths=[sample.dir / "gate.toml"])
+                    not_applicable=(), gate_paths=[gate_copy(sample, Path(tmp))])
         t0 = time.perf_counter()
         m = measure([loop], families=("fine",), tier2=False, workers=workers)
         wall = time.perf_counter() - t0

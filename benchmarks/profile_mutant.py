@@ -31,7 +31,7 @@ from collections import defaultdict
 from pathlib import Path
 
 import corpus.measure as cm
-from benchmarks.bench_mutmut import SAMPLES, _copy
+from benchmarks.bench_mutmut import SAMPLES, _copy, gate_copy
 from corpus import coverage_map, fast_pytest, forkserver
 from corpus.catalogue import Loop
 from corpus.measure import measure
@@ -164,7 +164,7 @@ def profile(sample_index: int = 2, workers: int = 2, n: int | None = None, seed:
         _copy(sample, art)
         loop = Loop(id="profile", dir=Path(tmp), title=sample.name, domains=["software"], requirement="(profile)",
                     kind="python", target=sample.target, artifact_dir=art, hints={"role": "code"},
-                    not_applicable=(), gate_paths=[sample.dir / "gate.toml"])
+                    not_applicable=(), gate_paths=[gate_copy(sample, Path(tmp))])
         t0 = time.perf_counter()
         c0 = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
         m = measure([loop], families=("fine",), tier2=False, workers=workers, keep=keep)
