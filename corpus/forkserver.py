@@ -398,7 +398,6 @@ def _child(req: dict, out_fd: int, err_fd: int) -> None:
         import tempfile
         tempfile.tempdir = None
         import pytest
-        _fork_child_reports()
         switch, stop = _trace_ran(req["trace"], collection=None) if req.get("trace") else (None, None)
         plugins: list = [switch] if switch is not None else []
         if req.get("first"):
@@ -624,48 +623,7 @@ def _register_swap_plugins(session) -> None:
     _SWAP_FAILED["session"] = session
 
 
-def _fork_child_reports() -> None:
-    """In a forked pytest child: a failed test's report is its crash alone (``_crash_only_reports``
-    for test items; a collector's report, which the verdict reads for who owns a collection error,
-    gates.pytest_verdict, keeps pytest's own), and an interrupted session's memo (a collection
-    error ends the session with ``Interrupted``) is formatted only if it is printed in full. The
-    verdict is the exit code, counted from the reports' outcomes, and the summary lines read only
-    the crash (``reprcrash``); both are what they were. Issue 35: in a forked child on
-    ordered-set, a third of pytest's time went to formatting these (each traceback entry's
-    statement found by parsing its file's AST: pytest's own main.py for an interrupted session,
-    whose memo only its crash message is printed from without ``--full-trace``)."""
-    _crash_only_reports(items_only=True)
-    _lazy_interrupt_memo()
-
-
-class _LazyRepr:
-    """An interrupted session's memo (``TerminalReporter._keyboardinterrupt_memo``): its crash,
-    which the reporter always prints, and the full repr made only when written to the terminal
-    (``--full-trace``), as ``ExceptionInfo.getrepr(funcargs=True)`` would have made it."""
-
-    def __init__(self, excinfo, crash):
-        self.excinfo = excinfo
-        self.reprcrash = crash      # getrepr's own: the outermost exception's _getreprcrash()
-
-    def toterminal(self, tw) -> None:
-        self.excinfo.getrepr(funcargs=True).toterminal(tw)
-
-
-def _lazy_interrupt_memo() -> None:
-    from _pytest.terminal import TerminalReporter
-    if getattr(TerminalReporter.pytest_keyboard_interrupt, "_corpus_lazy", False):
-        return
-
-    def memo(self, excinfo) -> None:
-        crash = excinfo._getreprcrash()
-        # no crash (every frame hidden): pytest's own repr, whose missing crash it asserts on
-        self._keyboardinterrupt_memo = _LazyRepr(excinfo, crash) if crash is not None \
-            else excinfo.getrepr(funcargs=True)
-    memo._corpus_lazy = True     # type: ignore[attr-defined]
-    TerminalReporter.pytest_keyboard_interrupt = memo  # type: ignore[method-assign]
-
-
-def _crash_only_reports(items_only: bool = False) -> None:
+def _crash_only_reports() -> None:
     """A failure's report in a swap child keeps its crash (``reprcrash``: the place and the
     message, what the summary line and ``_crash_line`` read) and the exception's own lines, not
     the formatted frames: the native style formatted every frame of the traceback (each file read
@@ -674,9 +632,9 @@ def _crash_only_reports(items_only: bool = False) -> None:
     reports' outcomes, which do not depend on their text). These keep pytest's own repr: a
     fixture lookup error and a conftest import failure (their own reprs), ``pytest.fail`` with
     ``pytrace=False`` (its message alone) and an exception whose every frame is hidden. Set in the
-    swap server before it forks, so only its children use it; with ``items_only`` (a forked pytest
-    child, ``_fork_child_reports``) a collector's failure keeps pytest's own repr too (issue 35:
-    about half of a one-test swap child's run loop went to formatting its one failure)."""
+    swap server before it forks, so only its children use it; the fork path's children run a
+    fresh pytest, untouched (issue 35: about half of a one-test swap child's run loop went to
+    formatting its one failure)."""
     import traceback
 
     from _pytest import nodes
@@ -688,8 +646,7 @@ def _crash_only_reports(items_only: bool = False) -> None:
         return
 
     def crash_only(self, excinfo, style=None):
-        if (items_only and not isinstance(self, nodes.Item)) or isinstance(excinfo.value, FixtureLookupError) \
-                or type(excinfo.value).__name__ == "ConftestImportFailure" \
+        if isinstance(excinfo.value, FixtureLookupError) or type(excinfo.value).__name__ == "ConftestImportFailure" \
                 or (isinstance(excinfo.value, Failed) and not excinfo.value.pytrace):
             return full(self, excinfo, style)
         crash = excinfo._getreprcrash()

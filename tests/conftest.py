@@ -139,6 +139,9 @@ SLOW_FILES: dict[str, str] = {
     "tests/harness/control/test_injections.py": "a whole cell per injected failure B1..B15 and its detectors (80 s)",
     "tests/corpus/test_rerun_accept_reuse.py": "corpus runs over a module twice, a test file edited between them (68 s)",
     "tests/corpus/test_fast_pytest_swap.py": "the bench modules' mutants judged and pinned, swap and fork paths (67 s)",
+    "tests/corpus/test_fork_reports_attacks.py": "red team rt35: a forked child's and a cold run's verdicts under report-"
+                                                 "reading hooks, interrupts and slow reprs (each a fork and a cold run, "
+                                                 "5-10 s)",
     "tests/harness/judge/test_process_boundary_attacks.py": "whole cells of the red team's scoring attacks (36 s)",
     "tests/corpus/test_judgment_cache.py": "corpus runs of the issue-26 review cases (28 s)",
     "tests/harness/sandbox/test_syscalls.py": "the kernel act recorder's attacks, each a real strace-wrapped sandbox run at every "
@@ -921,6 +924,8 @@ CAMPAIGN_TESTS: dict[str, str] = {
 # An open case documents a hole; the strict xfail proves it still fails, which the campaign checks
 # (they were ~4 minutes of test-all's wall on one worker). Each must also be slow (test_tiers.py).
 CAMPAIGN_WHILE_OPEN: dict[str, str] = {
+    "tests/corpus/test_fork_reports_attacks.py::test_the_sessions_verdicts_are_the_cold_ones_under_a_conftest_that_reads_longrepr":
+        "red team rt35's open case: a swap child's crash-only report read by a conftest (~10 s)",
     "tests/harness/judge/test_final_check_attacks.py::test_the_judge_reads_a_changed_class_a_mirror_and_the_interpreter_state_as_plain_pytest_does":
         "red team r32atk4's judge leniencies: the closed ones (R32ATK4_CLOSED) in test-all",
     "tests/harness/judge/test_final_check_attacks.py::test_an_honest_tree_with_background_output_seeded_state_or_copied_values_passes_judged":
