@@ -1350,7 +1350,7 @@ class Peer:
                 # switch interval stays as the last message saw it, frozen, so ``_moved`` compares like with like)
                 interval = _getswitchinterval()
                 _setswitchinterval(max(interval, FROZEN_INTERVAL))
-                sched.saved = (saved[0], interval, saved[2])
+                sched.saved = (saved[0], interval, saved[2], _getswitchinterval())
         if sizes is not None:  # (a descriptor closed meanwhile may have been written before: a change too)
             after = _fd_sizes(self.fd)
             grown = [fd for fd, n in sizes.items() if after.get(fd, -1) != n]
@@ -7117,7 +7117,7 @@ def _apply_limits(d: dict, ps: "ProcState") -> None:
         v = d.get(k)
         if k == "si" and frozen is not None and saved is not None and v is not None and ok(v):
             if 0 < v < 1e9:  # (a value the thaw's setswitchinterval would refuse is left: ``_check``'s fault)
-                frozen.saved = (saved[0], v, saved[2])
+                frozen.saved = (saved[0], v, *saved[2:])
             continue
         if v is not None and ok(v) and get() != v:
             try:
@@ -7138,10 +7138,14 @@ def _switch_interval(peer) -> float:
     """The switch interval the tree and the test see: the interpreter's, but while the subject holds the tree's
     threads frozen, the one the freeze saved (``FROZEN_INTERVAL`` is the schedule's, never the tree's: sent to the
     driver, it held the GIL in the test's main thread for a second at a time, so CLOCK_READS_RULE's pulse and the
-    test's own threads waited behind a busy loop, and ``sys.getswitchinterval()`` read 1.0 in the test)."""
+    test's own threads waited behind a busy loop, and ``sys.getswitchinterval()`` read 1.0 in the test). An interval
+    set while frozen (a thread of the tree that ran at the next message after a freeze longer than
+    ``FROZEN_INTERVAL``) is no longer the one the freeze set: it is the tree's, reported as it is (``Peer._moved``
+    sees the change) and kept by the thaw (``Schedule._thaw``)."""
     frozen = _frozen(peer)
     saved = frozen.saved if frozen is not None else None
-    return saved[1] if saved is not None else _sys.getswitchinterval()
+    live = _getswitchinterval()
+    return saved[1] if saved is not None and live == saved[3] else live
 
 
 _LIMITS = (("rl", _sys.getrecursionlimit, _sys.setrecursionlimit, lambda v: _type(v) is int),
@@ -9250,18 +9254,22 @@ class Schedule:
         mask = sigmask(_signal.SIG_BLOCK, _ALL_SIGNALS) if sigmask is not None else None
         interval, collecting = _getswitchinterval(), _gc_enabled()
         threads = _thread_count() - (self.go is not None)
+        raised_to = None
         if threads > 0:
             _setswitchinterval(max(interval, FROZEN_INTERVAL))
+            raised_to = _getswitchinterval()  # (as the interpreter keeps it: whole microseconds)
             self._settle()
             _IO["held"] = self.io
         _gc_disable()
-        self.saved = (mask, interval if threads > 0 else None, collecting)
+        # (the signal mask, the tree's interval, the collector's state, and the interval set here: one set since
+        # is the tree's own, kept by the thaw, ``_switch_interval``)
+        self.saved = (mask, interval if threads > 0 else None, collecting, raised_to)
 
     def _thaw(self) -> None:
-        mask, interval, collecting = self.saved or (None, None, False)
+        mask, interval, collecting, raised_to = self.saved or (None, None, False, None)
         self.saved = None
         _IO["held"] = None
-        if interval is not None:
+        if interval is not None and _getswitchinterval() == raised_to:
             _setswitchinterval(interval)
         if collecting:
             _gc_enable()

@@ -119,7 +119,6 @@ _NESTED = ("a request of the test's made while a tree thread holds the channel (
 _HONEST_OPEN: dict[str, str] = {
     "interval_read_inside_a_callback_of_a_tree_thread": _NESTED + ": the tree reads 1.0",
     "a_tree_thread_runs_during_the_trees_busy_loop_in_a_callback": _NESTED + ": the new thread never runs",
-    "the_tree_sets_the_interval_in_a_callback": _NESTED + ": the test reads 0.005",
     "interval_read_inside_a_callback_of_the_main_thread": _NESTED + ": the tree reads 1.0",
     "a_tree_thread_runs_during_the_trees_busy_loop_in_a_callback_of_the_main_thread_a_thread_alive": (
         _NESTED + ": the new thread never runs (with no tree thread alive at the freeze, it runs: the case without "

@@ -43,3 +43,47 @@ def test_an_honest_tree_sees_the_switch_interval_as_under_plain_pytest(tmp_path,
 @pytest.mark.parametrize("name", sorted(WRONG))
 def test_a_wrong_tree_is_not_passed_by_a_frozen_switch_interval(tmp_path, executor, name):
     _judged_as_plain(tmp_path, WRONG[name], plain_passes=False)
+
+
+_FROZEN_WRITE = """
+import importlib.util, sys, threading, types
+spec = importlib.util.spec_from_file_location("_hx_rpc", sys.argv[1])
+rpc = importlib.util.module_from_spec(spec)
+sys.modules["_hx_rpc"] = rpc
+spec.loader.exec_module(rpc)
+stop = threading.Lock()
+stop.acquire()
+threading.Thread(target=stop.acquire, daemon=True).start()   # a thread of the tree, waiting for the GIL
+peer = types.SimpleNamespace(sched=rpc.Schedule(None))
+out = []
+for interval, tree_sets in ((0.005, None), (0.005, 0.002), (1.2345678901, None), (3.0, 0.5)):
+    sys.setswitchinterval(interval)
+    before = sys.getswitchinterval()
+    peer.sched.hold()
+    frozen = sys.getswitchinterval()
+    if tree_sets is not None:
+        sys.setswitchinterval(tree_sets)    # what a thread of the tree that ran during the freeze does
+    seen = rpc._switch_interval(peer)
+    peer.sched.free()
+    out.append([before, frozen, seen, sys.getswitchinterval()])
+print(out)
+"""
+
+
+def test_an_interval_the_tree_sets_while_frozen_is_reported_and_kept():
+    """(review of 078ff7d) While frozen the subject reports the interval the freeze saved; an interval a thread of the
+    tree sets meanwhile (it runs at the next message after a freeze longer than ``FROZEN_INTERVAL``) is the tree's:
+    reported as it is, so ``Peer._moved`` sees it, and kept by the thaw, as plain pytest keeps it. An interval above
+    ``FROZEN_INTERVAL`` (kept in whole microseconds) is not mistaken for one the tree set."""
+    import ast
+    import subprocess
+    import sys
+    from pathlib import Path
+    rpc = Path(__file__).resolve().parents[3] / "harness" / "judge" / "subject_rpc.py"
+    r = subprocess.run([sys.executable, "-c", _FROZEN_WRITE, str(rpc)], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    rows = ast.literal_eval(r.stdout)
+    assert rows[0] == [0.005, 1.0, 0.005, 0.005]       # the freeze's 1.0 is never seen; the thaw restores
+    assert rows[1] == [0.005, 1.0, 0.002, 0.002]       # the tree's write while frozen: seen, and it stands
+    assert rows[2][0] == rows[2][1] == rows[2][2] == rows[2][3]   # a huge interval: unchanged throughout
+    assert rows[3] == [3.0, 3.0, 0.5, 0.5]
