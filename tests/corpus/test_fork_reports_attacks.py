@@ -158,15 +158,20 @@ def test_a_full_trace_memo_is_formatted_when_the_session_was_interrupted(server,
     assert cold[0] == 2 and fork == cold, out
 
 
+def _gate_project(tmp_path: Path, timeout_s: int) -> None:
+    """A pytest gate (``gate/gate.toml``, its ``tests``) and an artifact directory (``art``) under ``tmp_path``."""
+    (tmp_path / "gate" / "tests").mkdir(parents=True)
+    (tmp_path / "art").mkdir()
+    (tmp_path / "gate" / "gate.toml").write_text('[gate]\nname = "rt35"\nkind = "pytest"\ntests = "tests"\n'
+                                                 f'timeout_s = {timeout_s}\n')
+
+
 @pytest.mark.xfail(strict=True, reason="rt35: a swap child reports a failure by its crash alone "
                                        "(forkserver._crash_only_reports): a conftest reading longrepr decides otherwise "
                                        "than the cold run for the function-body mutant (older than 7ca29c8, open)")
 def test_the_sessions_verdicts_are_the_cold_ones_under_a_conftest_that_reads_longrepr(tmp_path):
     """PytestSession vs gates.judge under the longrepr-reading conftest: both mutants are accepted cold, rejected fast."""
-    (tmp_path / "gate" / "tests").mkdir(parents=True)
-    (tmp_path / "art").mkdir()
-    (tmp_path / "gate" / "gate.toml").write_text('[gate]\nname = "rt35"\nkind = "pytest"\ntests = "tests"\n'
-                                                 'timeout_s = 30\n')
+    _gate_project(tmp_path, 30)
     src = "K = 2\n\n\ndef apply(f, v):\n    return f(v)\n"
     (tmp_path / "art" / "mod.py").write_text(src)
     (tmp_path / "gate" / "tests" / "test_x.py").write_text(
@@ -214,10 +219,7 @@ def test_a_keyboard_interrupt_from_the_artifact_is_owned_as_in_the_cold_run(serv
 def test_a_failure_whose_frames_are_slow_to_format_times_out_as_in_the_cold_run(tmp_path):
     """A failing frame's argument has a slow __repr__ (4 s, the gate's timeout 2 s): cold times out (incapacity),
     the fork child's crash-only report never calls it (reject). A module-level mutant, so the fork path."""
-    (tmp_path / "gate" / "tests").mkdir(parents=True)
-    (tmp_path / "art").mkdir()
-    (tmp_path / "gate" / "gate.toml").write_text('[gate]\nname = "rt35t"\nkind = "pytest"\ntests = "tests"\n'
-                                                 'timeout_s = 2\n')
+    _gate_project(tmp_path, 2)
     src = "K = 2\n"
     (tmp_path / "art" / "mod.py").write_text(src)
     (tmp_path / "gate" / "tests" / "test_x.py").write_text(textwrap.dedent("""
