@@ -128,6 +128,7 @@ _BUILTIN_OBJECTS = {k: v for k, v in _vars(_builtins).items() if not k.startswit
                     (_type(v) is _types.BuiltinFunctionType or v is Ellipsis)}
 _BUILTIN_IDS = {id(v): k for k, v in _BUILTIN_OBJECTS.items()}
 _write, _read, _pack, _unpack = _os.write, _os.read, _struct.pack, _struct.unpack
+_urandom = _os.urandom  # (taken before any code of the tree runs: ``_raised``)
 # the stdlib's names the protocol reads while it runs, bound when this module loads: a test's patch carried to the
 # subject (``StdlibPatches``; ``monkeypatch.setattr(datetime, "datetime", Fake)``) or the tree's own changes nothing here
 _Decimal, _Fraction, _b64encode, _b64decode = _decimal.Decimal, _fractions.Fraction, _base64.b64encode, _base64.b64decode
@@ -1349,7 +1350,7 @@ class Peer:
             if raised and saved is not None and saved[1] is None:  # (the tree's last thread ended meanwhile: the
                 # switch interval stays as the last message saw it, frozen, so ``_moved`` compares like with like)
                 interval = _getswitchinterval()
-                _setswitchinterval(max(interval, FROZEN_INTERVAL))
+                _setswitchinterval(_raised(interval))
                 sched.saved = (saved[0], interval, saved[2], _getswitchinterval())
         if sizes is not None:  # (a descriptor closed meanwhile may have been written before: a change too)
             after = _fd_sizes(self.fd)
@@ -7117,7 +7118,11 @@ def _apply_limits(d: dict, ps: "ProcState") -> None:
         v = d.get(k)
         if k == "si" and frozen is not None and saved is not None and v is not None and ok(v):
             if 0 < v < 1e9:  # (a value the thaw's setswitchinterval would refuse is left: ``_check``'s fault)
-                frozen.saved = (saved[0], v, *saved[2:])
+                raised_to = saved[3]
+                if _getswitchinterval() != raised_to:  # (the tree's write earlier in this freeze: the test's is later)
+                    _setswitchinterval(raised_to)
+                    raised_to = _getswitchinterval()
+                frozen.saved = (saved[0], v, saved[2], raised_to)
             continue
         if v is not None and ok(v) and get() != v:
             try:
@@ -9256,7 +9261,7 @@ class Schedule:
         threads = _thread_count() - (self.go is not None)
         raised_to = None
         if threads > 0:
-            _setswitchinterval(max(interval, FROZEN_INTERVAL))
+            _setswitchinterval(_raised(interval))
             raised_to = _getswitchinterval()  # (as the interpreter keeps it: whole microseconds)
             self._settle()
             _IO["held"] = self.io
@@ -9289,6 +9294,17 @@ class Schedule:
             _start_thread(_switcher, (go, back))
         go.release()
         back.acquire()
+
+
+def _raised(interval: float) -> float:
+    """The switch interval a freeze sets: the tree's own when it is already ``FROZEN_INTERVAL`` or longer, else
+    ``FROZEN_INTERVAL`` and a random part under a second, in whole microseconds. A write of the tree's while frozen is
+    told from the freeze's own by the value alone (``_switch_interval``): a fixed 1.0 was a value the tree could write
+    and have undone by the thaw, where plain pytest keeps it (reviewer rv32); the tree reads the raised value only
+    while frozen, where writing it back changes nothing, as writing back what it read does under plain pytest."""
+    if interval >= FROZEN_INTERVAL:
+        return interval
+    return FROZEN_INTERVAL + (1 + int.from_bytes(_urandom(4), "big") % 999_999) / 1e6
 
 
 def _switcher(go, back) -> None:

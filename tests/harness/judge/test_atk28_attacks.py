@@ -91,11 +91,11 @@ HONEST = {
 }
 LENIENT = {
     "interval_read_inside_a_callback_of_a_tree_thread_is_the_freezes": _case(
-        "    assert pkg.in_thread(lambda: pkg.interval()) == 1.0\n"),
+        "    assert pkg.in_thread(lambda: pkg.interval()) >= 1.0\n"),
     "a_tree_thread_frozen_through_the_trees_busy_loop_in_a_callback": _case(
         "    assert pkg.in_thread(lambda: pkg.busy_then_get()) == 0\n"),
     "interval_read_inside_a_callback_of_the_main_thread_is_the_freezes": _case(
-        "    pkg.start(delay=30)\n    assert pkg.call(lambda: pkg.interval()) == 1.0\n"),
+        "    pkg.start(delay=30)\n    assert pkg.call(lambda: pkg.interval()) >= 1.0\n"),
     "a_tree_thread_frozen_through_the_trees_busy_loop_in_a_callback_of_the_main_thread": _case(
         "    assert pkg.call(lambda: pkg.busy_then_get()) == 0\n"),
     "a_tree_thread_frozen_through_the_trees_busy_loop_in_a_callback_of_the_main_thread_a_thread_alive": (
@@ -117,9 +117,9 @@ _NESTED = ("a request of the test's made while a tree thread holds the channel (
            "other threads frozen, and the tree's sys.setswitchinterval there is undone by the thaw (the saved value)")
 # name -> why the judge gets it wrong (a strict xfail until closed)
 _HONEST_OPEN: dict[str, str] = {
-    "interval_read_inside_a_callback_of_a_tree_thread": _NESTED + ": the tree reads 1.0",
+    "interval_read_inside_a_callback_of_a_tree_thread": _NESTED + ": the tree reads the freeze's (1.0 and a random part)",
     "a_tree_thread_runs_during_the_trees_busy_loop_in_a_callback": _NESTED + ": the new thread never runs",
-    "interval_read_inside_a_callback_of_the_main_thread": _NESTED + ": the tree reads 1.0",
+    "interval_read_inside_a_callback_of_the_main_thread": _NESTED + ": the tree reads the freeze's (1.0 and a random part)",
     "a_tree_thread_runs_during_the_trees_busy_loop_in_a_callback_of_the_main_thread_a_thread_alive": (
         _NESTED + ": the new thread never runs (with no tree thread alive at the freeze, it runs: the case without "
         "_a_thread_alive passes)"),
@@ -128,10 +128,12 @@ _HONEST_OPEN: dict[str, str] = {
         "sys.setswitchinterval as a fault (the sleep's give, a_tree_thread_sets_the_interval_and_ends_during_a_sleep, "
         "passes)"),
 }
+# (the freeze raises to FROZEN_INTERVAL and a random part since reviewer rv32, subject_rpc ``_raised``: the wrong
+# trees read it with ``>= 1.0``, as they read 1.0 with ``==`` before)
 _LENIENT_OPEN: dict[str, str] = {
-    "interval_read_inside_a_callback_of_a_tree_thread_is_the_freezes": _NESTED + ": the tree reads 1.0",
+    "interval_read_inside_a_callback_of_a_tree_thread_is_the_freezes": _NESTED + ": the tree reads the freeze's",
+    "interval_read_inside_a_callback_of_the_main_thread_is_the_freezes": _NESTED + ": the tree reads the freeze's",
     "a_tree_thread_frozen_through_the_trees_busy_loop_in_a_callback": _NESTED + ": the new thread never runs",
-    "interval_read_inside_a_callback_of_the_main_thread_is_the_freezes": _NESTED + ": the tree reads 1.0",
     "a_tree_thread_frozen_through_the_trees_busy_loop_in_a_callback_of_the_main_thread_a_thread_alive": (
         _NESTED + ": the new thread never runs"),
 }
