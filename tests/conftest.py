@@ -101,6 +101,9 @@ SLOW_FILES: dict[str, str] = {
                                                  "the import system's, PEP 562's hook, __doc__, __annotations__, the "
                                                  "import system's own): trees judged and under plain pytest, cold and "
                                                  "warm (~1 s each); open ones in the campaign",
+    "tests/harness/judge/test_rv32_interval_attacks.py": "reviewer rv32: an interval the tree or the test sets while "
+                                                         "frozen (trees judged and under plain pytest, cold and warm, "
+                                                         "~1 s each)",
     "tests/harness/judge/test_atk28_attacks.py": "red team atk28: the switch interval, the freeze and the pulse (the "
                                                  "tree's code inside a callback of the test, a tree thread setting the "
                                                  "interval, the test's own threads): trees judged and under plain "
@@ -1139,6 +1142,7 @@ CAMPAIGN_WHILE_OPEN: dict[str, str] = {
 COLD_IN_CAMPAIGN_FILES: frozenset[str] = frozenset({
     *(f"tests/harness/judge/test_atk{n}_attacks.py" for n in range(16, 30)),
     "tests/harness/judge/test_switch_interval.py",
+    "tests/harness/judge/test_rv32_interval_attacks.py",
     "tests/harness/judge/test_atk15_final_verdict.py",
     "tests/harness/judge/test_abc_checks.py",
     "tests/harness/judge/test_stand_in_members.py",
