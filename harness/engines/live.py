@@ -62,12 +62,14 @@ class LiveEngine:
             try:
                 return self.send(wire, timeout)
             except Exception as exc:
-                if w.fired:
+                fault = classify(exc)
+                # the SDK was given the same ``timeout``: its own timeout (a read, a connect) fires no sooner than the
+                # watch, and under load first; either is this deadline's cut (it was read as a cut connection)
+                if w.fired or (fault is not None and fault.kind == "timeout"):
                     raise ReplyDeadline(f"ReplyTimeout: the reply was not complete within {timeout:.1f}s ("
                                         + ("cut after the provider started sending it" if w.reply_started
                                            else "cut before its status and headers were complete" if w.billable
                                            else "no reply yet") + ")", w.billable, self._cut_usage(w)) from exc
-                fault = classify(exc)
                 if w.billable and fault is not None and fault.kind in ("connection", "timeout"):
                     what = f"a {w.status} reply" if w.status is not None else "the request (no status yet)"
                     raise ReplyCut(f"the connection broke after the provider received {what} "

@@ -87,3 +87,30 @@ def test_a_reply_whose_headers_drip_is_cut_at_the_whole_reply_deadline(flavor, b
     else:  # the cell's wall-clock deadline binds: a deadline reply, not a fault
         assert not isinstance(reply, EngineFault), reply
         assert reply.stop_reason == "deadline" and reply.tool_calls == []
+
+
+def test_the_sdks_own_timeout_before_the_watch_is_the_deadlines_cut_not_a_cut_connection():
+    """The SDK is handed the same timeout as the whole-reply watch; under load its own timeout fired first, after the
+    request was sent, and was read as a cut connection (``ReplyCut``, a connection fault): the wall-clock deadline then
+    raised an infrastructure fault instead of stopping the turn (test_wire's
+    test_wall_clock_deadline_cancels_the_in_flight_request, flaky under load). Whichever fires first, it is the
+    deadline's: a ``ReplyDeadline`` (a timeout fault), billed as the watch's would be."""
+    from harness.engines import deadline
+    from harness.engines.live import LiveEngine
+    from harness.engines.retry import classify
+
+    class APITimeoutError(Exception):   # the SDKs' timeout, by the name classify reads
+        pass
+
+    class Stub:
+        def send(self, wire, timeout):
+            deadline._current.watch.request_sent = True     # the request reached the socket; no status yet
+            raise APITimeoutError("Request timed out.")
+
+        def _cut_usage(self, w):
+            return None
+
+    with pytest.raises(deadline.ReplyDeadline) as caught:
+        LiveEngine._send_watched(Stub(), {}, 30.0)          # the watch has not fired: the SDK's timeout came first
+    fault = classify(caught.value)
+    assert fault.kind == "timeout" and caught.value.billed is True
