@@ -30,20 +30,13 @@ LENIENT = {
         "    try:\n        pkg.in_thread(lambda: pkg.set_interval(1.0))\n"
         "        assert sys.getswitchinterval() == 0.005\n        assert pkg.interval() == 0.005\n" + _RESTORE),
 }
-_HONEST_OPEN: dict[str, str] = {}   # closed: the freeze raises to a value the tree cannot guess (``_raised``),
-_LENIENT_OPEN: dict[str, str] = {}  # and the test's write supersedes the tree's earlier one (``_apply_limits``)
 
 
-def _params(cases: dict, open_: dict) -> list:
-    return [pytest.param(n, marks=pytest.mark.xfail(strict=True, raises=AssertionError, reason=f"rv32: {open_[n]}"))
-            if n in open_ else n for n in sorted(cases)]
-
-
-@pytest.mark.parametrize("name", _params(HONEST, _HONEST_OPEN))
+@pytest.mark.parametrize("name", sorted(HONEST))
 def test_an_honest_tree_keeps_the_interval_it_set_in_a_callback(tmp_path, executor, name):
     _judged_as_plain(tmp_path, HONEST[name], plain_passes=True)
 
 
-@pytest.mark.parametrize("name", _params(LENIENT, _LENIENT_OPEN))
+@pytest.mark.parametrize("name", sorted(LENIENT))
 def test_a_wrong_tree_is_not_passed_by_an_interval_equal_to_the_freezes(tmp_path, executor, name):
     _judged_as_plain(tmp_path, LENIENT[name], plain_passes=False)
