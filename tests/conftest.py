@@ -167,6 +167,21 @@ SLOW_FILES: dict[str, str] = {
     "tests/harness/cli/test_command_faults.py": "the fault campaign of issue 34: every command as a subprocess against "
                                             "FIFOs, deep JSON, a full tmpfs, signals and a second writer (the "
                                             "points SWEEPS keeps; all of them in make test-campaign)",
+    # Red-team files whose every case spawns judged runs or whole cells: in test-all, which CI runs; make test keeps
+    # the unit and property specifications of the same rules (test_subject_rpc, test_adjudicator, test_receipts,
+    # test_scoring, test_engines' wire tests) (2026-12-07, a slower machine: make test ran 400-637 s of pytest, over its 6 minutes; per-file sums from one run's --durations at -n 3, near idle)
+    "tests/harness/judge/test_final_check_attacks.py": "red team r32c: ~230 small trees, each judged and run under "
+                                                      "plain pytest (78 s summed, warm; cold in the campaign)",
+    "tests/harness/ledger/test_receipts_attacks.py": "red team r33b: receipts re-checked over real runs (31 s summed)",
+    "tests/harness/judge/test_evidence_attacks.py": "red team of issue 21: scripted cells through the scan (21 s summed)",
+    "tests/harness/judge/test_watch_evidence_attacks.py": "issue 21's second red team: cells through the watch and the "
+                                                          "wider scan (18 s summed)",
+    "tests/harness/control/test_scoring_attacks.py": "red team of issue 10: whole cells scored (17 s summed)",
+    "tests/harness/sandbox/test_agent_tree_attacks.py": "issue 21's second red team: replayed cells (15 s summed)",
+    "tests/harness/engines/test_cut_reply_charging.py": "red team of issue 25: cut replies through the real SDK clients "
+                                                        "and the loopback provider (14 s summed)",
+    "tests/harness/judge/test_abc_checks.py": "ABC_CHECKS_RULE's trees judged and under plain pytest (9 s summed; cold "
+                                              "in the campaign)",
 }
 FAST_IN_SLOW_FILES: frozenset[str] = frozenset({
     # the verdict cache's session is the cell's context (in-process; faked executions, 0-2.3 s)
@@ -208,6 +223,17 @@ FAST_IN_SLOW_FILES: frozenset[str] = frozenset({
     "tests/harness/judge/test_identity.py::test_the_installed_modules_the_test_imports_are_captured_before_the_tree_is_on_the_path",
 })
 SLOW_TESTS: dict[str, str] = {
+    # (2026-12-07, a slower machine: make test ran 400-637 s of pytest, over its 6 minutes; per-file sums from one run's --durations at -n 3, near idle)
+    "tests/analysis/test_glmm.py::test_paper_shaped_records_converge":
+        "the GLMM fit on paper-shaped records (20-42 s); make test keeps the GLMM's small hand-checked fits",
+    "tests/architecture/test_cell_trace.py::test_the_runner_returns_only_to_the_modules_measured":
+        "a traced real cell (20-39 s); make test keeps the layer rules (test_layers)",
+    "tests/harness/core/test_closed_kinds_attacks.py::test_resume_refuses_a_rehashed_ledger_line_with_a_forged_kind":
+        "a real run resumed over a forged ledger line (16 s)",
+    "tests/harness/judge/test_stand_in_members.py::test_a_tree_objects_special_members_read_as_plain_pytest":
+        "a sweep of special members, each judged and under plain pytest (10 s)",
+    "tests/harness/engines/test_budget_live.py::test_a_reply_cut_while_its_status_line_and_headers_drip_is_charged_its_booking":
+        "a dripping reply through the real SDK clients (12 s)",
     "tests/harness/judge/test_watch_evidence_attacks.py::test_no_reference_or_candidate_is_flagged_by_the_wider_scan":
         "every task's reference and candidates through the wider scan (105 cases, 18 s): 27 in test-all (SWEEPS), the rest in the campaign; make test keeps the scan's attacks (a fresh clone's make test ran 6:22 of pytest on ecf1129, over its 6 minutes)",
     "tests/harness/judge/test_final_check_attacks.py::test_a_value_crosses_with_everything_plain_pytests_comparison_reads":
