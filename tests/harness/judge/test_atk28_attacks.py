@@ -139,9 +139,21 @@ _LENIENT_OPEN: dict[str, str] = {
 }
 
 
+# Open and not deterministic (issue 32): judged, the verdict depends on whether the test's thread's request meets the
+# main thread's ``wait`` request (``Thread.start`` waits on an Event: probe_runtime ``_cond_wait``) on the driver's one
+# channel; when they meet, their bytes interleave and the honest tree fails ("a message over the size limit", "the
+# subject's answer to the audit heartbeat broke the protocol"; about 1 run in 20 under load). A non-strict xfail: a
+# pass is no news, a failure no flaky CI (tests/harness/judge/test_driver_turns.py, docs/judge.md "The test's threads").
+_HONEST_RACY: dict[str, str] = {
+    "the_tree_sets_the_interval_from_the_tests_thread": "the test's thread's request can meet the main thread's wait "
+                                                        "request on the driver's channel",
+}
+
+
 def _params(cases: dict, open_: dict) -> list:
     return [pytest.param(n, marks=pytest.mark.xfail(strict=True, raises=AssertionError, reason=f"atk28: {open_[n]}"))
-            if n in open_ else n for n in sorted(cases)]
+            if n in open_ else pytest.param(n, marks=pytest.mark.xfail(strict=False, reason=f"issue 32: {_HONEST_RACY[n]}"))
+            if n in _HONEST_RACY else n for n in sorted(cases)]
 
 
 @pytest.mark.parametrize("name", _params(HONEST, _HONEST_OPEN))
