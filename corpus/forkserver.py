@@ -674,6 +674,59 @@ def _warm_linecache(extra: Sequence[str] = ()) -> None:
                 pass
 
 
+def _parsed_sources(extra: Sequence[str] = ()) -> None:
+    """Parse, in a server before it forks, the sources a child's failure report parses: the files of an interrupted
+    session's frames (a collection error under ``-x``: ``_pytest/main.py``, ``terminal.py`` and ``logging.py``'s
+    run-loop wrappers, pluggy's hook calls) and the suite's test files (a failed test's frames). A report's long form finds each frame's statement by parsing the frame's whole file
+    (``_pytest._code.source.getstatementrange_ast``), once per report: in every child again (with ``_pytest``'s
+    statement walk, a third of a forked child that hit a collection error on ordered-set, issue 35). Here the parse
+    is looked up by the file's text, the key being the text parsed: a text not parsed here (the artifact, whose file
+    the mutant changed) is parsed as before, and the lookup runs in the same ``warnings.catch_warnings`` block the
+    parse ran in, so the warnings state moves as it did. What a report shows is unchanged."""
+    import ast
+    import linecache
+    import warnings
+
+    import pluggy
+    from _pytest._code import code, source
+    if getattr(source.getstatementrange_ast, "_corpus_parsed", False):
+        return
+    import _pytest.logging
+    import _pytest.main
+    import _pytest.terminal
+    plug = os.path.dirname(pluggy.__file__) + os.sep  # (pluggy's few files: every hook call's frames)
+    files = [_pytest.main.__file__, _pytest.terminal.__file__, _pytest.logging.__file__,
+             *(f for f in (_module_file_of(m) for m in list(sys.modules.values())) if f and f.startswith(plug))]
+    parsed: dict[str, ast.AST] = {}
+    for f in [*files, *extra]:
+        if not f.endswith(".py"):
+            continue
+        src = source.Source()
+        src.lines = [line.rstrip() for line in linecache.getlines(f)]  # (as ``findsource`` makes a frame's source)
+        content = str(src)
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                node = ast.parse(content, "source", "exec")
+        except (SyntaxError, ValueError):
+            continue
+        source._statement_linenos(node)   # (pytest's memo on the node, as its first use in a child would set it)
+        parsed[content] = node
+    full = source.getstatementrange_ast
+
+    def statement_range(lineno, src, assertion=False, astnode=None):
+        if astnode is None:
+            content = str(src)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                astnode = parsed.get(content)
+                if astnode is None:
+                    astnode = ast.parse(content, "source", "exec")
+        return full(lineno, src, assertion, astnode)
+    statement_range._corpus_parsed = True    # type: ignore[attr-defined]
+    source.getstatementrange_ast = code.getstatementrange_ast = statement_range
+
+
 def _redirect_imports(control: str, work: str) -> None:
     """Point every import path under ``control`` (the conforming copy the suite was collected
     from) at the same place under ``work`` (this child's private copy, holding the mutant): a test
@@ -872,6 +925,7 @@ class _SwapPlugin:
         if ok:
             _register_swap_plugins(session)
             _warm_linecache()
+            _parsed_sources(sorted({str(item.path) for item in session.items}))
         gc.freeze()     # the collected suite too: children's gc.collect skips it
         pids, left = [], list(self.twins)
         while left:         # each twin closes the descriptors still open here but its own
@@ -943,6 +997,7 @@ def _serve_plain(ctl, base_path: list[str], rewrite: list[str]) -> None:
     """A plain server's part after the common start-up (``_preload``, ``_cache_rewrites``)."""
     import gc
     _warm_linecache(rewrite)     # pytest's own files and the suite's test files
+    _parsed_sources(rewrite)
     gc.freeze()     # children collect only what they allocate (pytest runs gc.collect at exit)
     _loop(ctl, base_path, None)
 
