@@ -313,17 +313,10 @@ def _judge_composite(gate: Gate, work: Path, target: str, home: str, m: dict, en
 
 
 def pytest_argv(gate: Gate, work: Path, selected: list[str] | None = None) -> list[str]:
-    """The cold pytest command line; ``selected`` (node ids) replaces the whole suite.
-
-    ``--confcutdir`` is the directory holding both the gate and its tests (the gate's own, for a suite under it), as
-    pytest sets it to a project's ini-file directory: no conftest.py above it is loaded, and collection starts there.
-    With ``-c /dev/null`` alone pytest's cut was ``/dev``, so it loaded any conftest.py of the tests' ancestors up to
-    ``/`` (a file of the machine's, not of the gate) and listed every ancestor directory at every run's collection
-    (each entry of ``/tmp`` checked and made a node: a quarter of a whole-suite fork child's CPU, issue 35)."""
+    """The cold pytest command line; ``selected`` (node ids) replaces the whole suite."""
     tests = (gate.dir / gate.spec["tests"]).resolve()
-    cut = Path(os.path.commonpath([gate.dir.resolve(), tests]))
     return [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider",
-            "--rootdir", str(work), "-c", os.devnull, "--confcutdir", str(cut), *(selected if selected else [str(tests)])]
+            "--rootdir", str(work), "-c", os.devnull, *(selected if selected else [str(tests)])]
 
 
 def pytest_verdict(gate: Gate, code: int | None, out: str, err: str, work: Path, target: str) -> Judgement:

@@ -114,23 +114,3 @@ def test_malformed_gate_declarations(tmp_path):
         gate(tmp_path, 'kind = "command"\n', "x.toml")
     with pytest.raises(GateError):
         gate(tmp_path, 'kind = "composite"\nchildren = []\n', "y.toml")
-
-
-def test_a_pytest_gate_loads_its_own_conftest_never_one_above_its_directory(tmp_path):
-    """``pytest_argv``'s ``--confcutdir``: the conftest.py files of the gate's directory and below are the suite's; one
-    in a directory above it (a machine's /tmp, a home directory) is not, as pytest itself stops at a project's
-    ini-file directory. Before, ``-c /dev/null`` alone made pytest's cut ``/dev``: every ancestor's conftest loaded."""
-    art = tmp_path / "art"
-    write(art / "mod.py", "def f():\n    return 1\n")
-    write(tmp_path / "conftest.py", "def pytest_collection_modifyitems(items):\n    raise SystemExit(3)\n")
-    write(tmp_path / "gates" / "tests" / "test_mod.py", "import mod\n\ndef test_f(one):\n    assert mod.f() == one\n")
-    write(tmp_path / "gates" / "conftest.py", "import pytest\n\n\n@pytest.fixture\ndef one():\n    return 1\n")
-    g = gate(tmp_path, 'kind = "pytest"\ntests = "tests"\n')
-    assert judge(g, art, "mod.py").verdict is Verdict.ACCEPT
-    write(art / "mod.py", "def f():\n    return 2\n")
-    assert judge(g, art, "mod.py").verdict is Verdict.REJECT
-    # a suite beside the gate's directory ("../tests"): the cut is the directory holding both
-    write(tmp_path / "proj" / "tests" / "test_mod.py", "import mod\n\ndef test_f(one):\n    assert mod.f() == one\n")
-    write(tmp_path / "proj" / "conftest.py", "import pytest\n\n\n@pytest.fixture\ndef one():\n    return 2\n")
-    g2 = load_gate(write(tmp_path / "proj" / "mutation" / "g.toml", '[gate]\nkind = "pytest"\ntests = "../tests"\n'))
-    assert judge(g2, art, "mod.py").verdict is Verdict.ACCEPT
