@@ -674,6 +674,9 @@ def _warm_linecache(extra: Sequence[str] = ()) -> None:
                 pass
 
 
+PARSED_SOURCE_BYTES = 1 << 20  # the source ``_parsed_sources`` parses in a server, at most (pytest's files first)
+
+
 def _parsed_sources(extra: Sequence[str] = ()) -> None:
     """Parse, in a server before it forks, the sources a child's failure report parses: the files of an interrupted
     session's frames (a collection error under ``-x``: ``_pytest/main.py``, ``terminal.py`` and ``logging.py``'s
@@ -681,9 +684,12 @@ def _parsed_sources(extra: Sequence[str] = ()) -> None:
     (``_pytest._code.source.getstatementrange_ast``), once per report: in every child again (with ``_pytest``'s
     statement walk, a third of a forked child that hit a collection error on ordered-set, issue 35). Here the parse
     is looked up by the file's text, the key being the text parsed: a text not parsed here (the artifact, whose file
-    the mutant changed) is parsed as before, and the lookup runs in the same ``warnings.catch_warnings`` block the
-    parse ran in, so the warnings state moves as it did. What a report shows is unchanged."""
+    the mutant changed) is parsed as before. The lookup runs in the same ``warnings.catch_warnings`` block the parse
+    ran in (the warnings state moves as it did) and raises the parse's ``compile`` audit event; a test that replaced
+    ``ast.parse`` or ``compile`` (its monkeypatch is still in force while its failure is reported) gets its own
+    function called, as the cold run calls it (red team rv-speed). What a report shows is unchanged."""
     import ast
+    import builtins
     import linecache
     import warnings
 
@@ -698,9 +704,16 @@ def _parsed_sources(extra: Sequence[str] = ()) -> None:
     files = [_pytest.main.__file__, _pytest.terminal.__file__, _pytest.logging.__file__,
              *(f for f in (_module_file_of(m) for m in list(sys.modules.values())) if f and f.startswith(plug))]
     parsed: dict[str, ast.AST] = {}
+    room = PARSED_SOURCE_BYTES  # (a parse holds about 35 bytes a byte of source: a suite of megabytes is not parsed)
     for f in [*files, *extra]:
         if not f.endswith(".py"):
             continue
+        try:
+            room -= os.path.getsize(f)
+        except OSError:
+            continue
+        if room < 0:
+            break
         src = source.Source()
         src.lines = [line.rstrip() for line in linecache.getlines(f)]  # (as ``findsource`` makes a frame's source)
         content = str(src)
@@ -714,14 +727,18 @@ def _parsed_sources(extra: Sequence[str] = ()) -> None:
         parsed[content] = node
     full = source.getstatementrange_ast
 
+    parse, compile_ = ast.parse, builtins.compile
+
     def statement_range(lineno, src, assertion=False, astnode=None):
         if astnode is None:
             content = str(src)
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                astnode = parsed.get(content)
-                if astnode is None:
+                astnode = parsed.get(content) if ast.parse is parse and builtins.compile is compile_ else None
+                if astnode is None:  # (a text not parsed here, or a parse the test replaced: called as pytest calls it)
                     astnode = ast.parse(content, "source", "exec")
+                else:
+                    sys.audit("compile", content, "source")  # (the parse's own event, for an audit hook of the test's)
         return full(lineno, src, assertion, astnode)
     statement_range._corpus_parsed = True    # type: ignore[attr-defined]
     source.getstatementrange_ast = code.getstatementrange_ast = statement_range

@@ -41,10 +41,33 @@ def test_every_statement_range_is_a_fresh_parses(parsed, path):
         assert source.getstatementrange_ast(lineno, src)[1:] == parsed(lineno, src, False, fresh)[1:], lineno
 
 
-def test_a_text_parsed_before_the_fork_is_not_parsed_again(parsed, monkeypatch):
+def test_a_text_parsed_before_the_fork_is_not_parsed_again(parsed):
     src = _frame_source(_pytest.main.__file__)
-    monkeypatch.setattr(ast, "parse", lambda *a, **k: pytest.fail("parsed again"))
-    source.getstatementrange_ast(10, src)
+    assert source.getstatementrange_ast(10, src)[0] is source.getstatementrange_ast(20, src)[0]  # the one parse
+    other = source.Source("x = 1\ny = 2\n")
+    assert source.getstatementrange_ast(0, other)[0] is not source.getstatementrange_ast(0, other)[0]
+
+
+def test_a_parse_the_test_replaced_is_called_as_pytest_calls_it(parsed, monkeypatch):
+    """A test's monkeypatch of ``ast.parse`` is in force while its failure is reported: the cold run's report calls it
+    (red team rv-speed: one that raises made the cold run an INTERNALERROR and the fork child a plain failure)."""
+    calls = []
+    real = ast.parse
+    monkeypatch.setattr(ast, "parse", lambda *a, **k: calls.append(a[1:]) or real(*a, **k))
+    source.getstatementrange_ast(10, _frame_source(_pytest.main.__file__))
+    assert calls == [("source", "exec")]
+
+
+def test_a_hit_raises_the_parses_audit_event(parsed):
+    import sys
+    seen: list = []
+    on = [True]  # (an audit hook cannot be removed: it records only while this test runs)
+    sys.addaudithook(lambda event, args: seen.append(args[1]) if on[0] and event == "compile" else None)
+    try:
+        source.getstatementrange_ast(10, _frame_source(_pytest.main.__file__))
+    finally:
+        on[0] = False
+    assert "source" in seen
 
 
 def test_a_text_not_parsed_before_is_parsed_as_before(parsed):
