@@ -19,8 +19,6 @@ import sys
 import textwrap
 from types import SimpleNamespace
 
-import pytest
-
 from corpus.forkserver import ForkServer
 from corpus.gates import Verdict, judge, load_gate, pytest_verdict, scrubbed_env
 
