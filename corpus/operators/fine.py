@@ -642,8 +642,9 @@ def _replaced(unit: cst.CSTNode, node: cst.CSTNode, new, memo: dict) -> cst.CSTN
     node of the unit (each rebuilt node equal to the one it replaces but on that path): here a parse tree's node
     occurs once, so its path from the unit (``_parents``, made once per unit) is the whole change, and each ancestor is
     made as deep_replace makes it (its fields with the one child swapped, validated by its constructor). The tree,
-    and so its printed code, is the same (tests/corpus/test_fine_replace.py checks it against deep_replace; the
-    corpus's mutants of 252 files are byte-identical). A sentinel (removal, flattening) goes deep_replace's way."""
+    and so its printed code, is the same (tests/corpus/test_fine_replace.py checks it against deep_replace; one sha256
+    over the 55,469 mutants of corpus/'s 113 files before and after; reviewer rv-speed compared 42,771 replacements of
+    207 files). A sentinel (removal, flattening; no operator makes one today) goes deep_replace's way."""
     if not isinstance(new, cst.CSTNode):
         return unit.deep_replace(node, new)
     parents = memo.get(("parents", id(unit)))
@@ -654,9 +655,10 @@ def _replaced(unit: cst.CSTNode, node: cst.CSTNode, new, memo: dict) -> cst.CSTN
         if where is None:  # (not in this unit: deep_replace's answer is the unit unchanged, as a rebuilt copy)
             return unit.deep_replace(node, new)
         parent, field, index = where
-        value = new if index is None else tuple((*getattr(parent, field)[:index], new,
-                                                 *getattr(parent, field)[index + 1:]))
-        new, node = parent.with_changes(**{field: value}), parent
+        if index is not None:
+            siblings = getattr(parent, field)
+            new = (*siblings[:index], new, *siblings[index + 1:])
+        new, node = parent.with_changes(**{field: new}), parent
     return new
 
 
