@@ -674,87 +674,6 @@ def _warm_linecache(extra: Sequence[str] = ()) -> None:
                 pass
 
 
-PARSED_SOURCE_BYTES = 1 << 20  # the source ``_parsed_sources`` parses in a server, at most (pytest's files first)
-
-
-def _parsed_sources(extra: Sequence[str] = ()) -> None:
-    """Parse, in a server before it forks, the sources a child's failure report parses: the files of an interrupted
-    session's frames (a collection error under ``-x``: ``_pytest/main.py``, ``terminal.py`` and ``logging.py``'s
-    run-loop wrappers, pluggy's hook calls) and the suite's test files (a failed test's frames). A report's long form
-    finds each frame's statement by parsing the frame's whole file (``_pytest._code.source.getstatementrange_ast``),
-    once per report: in every child again (with ``_pytest``'s statement walk, a third of a forked child that hit a
-    collection error on ordered-set, issue 35). Here the parse is looked up by the file's text, the key being the
-    text parsed: a text not parsed here (the artifact, whose file the mutant changed) is parsed as before. The lookup
-    runs in the same ``warnings.catch_warnings`` block the parse ran in (the warnings state moves as it did) and
-    raises the parse's ``compile`` audit event; a test that replaced ``ast.parse`` or ``compile`` (its monkeypatch is
-    still in force while its failure is reported) gets its own function called, as the cold run calls it (red team
-    rv-speed). What a report shows is unchanged. (The server is a process of its own, one thread, when it parses, and
-    a child's parse is the one pytest's report makes there: no ``corpus.pyparse`` lock is needed or reachable.)"""
-    import ast
-    import builtins
-    import warnings
-
-    from _pytest._code import code, source
-    if getattr(source.getstatementrange_ast, "_corpus_parsed", False):
-        return
-    import _pytest.logging
-    import _pytest.main
-    import _pytest.terminal
-    pluggy = [f for name, m in list(sys.modules.items()) if name == "pluggy" or name.startswith("pluggy.")
-              for f in [_module_file_of(m)] if f]  # (pluggy's few files: every hook call's frames)
-    parsed = _parse_all([_pytest.main.__file__, _pytest.terminal.__file__, _pytest.logging.__file__, *pluggy, *extra])
-    full = source.getstatementrange_ast
-    parse, compile_ = ast.parse, builtins.compile
-
-    def statement_range(lineno, src, assertion=False, astnode=None):
-        if astnode is None:
-            content = str(src)
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                astnode = parsed.get(content) if ast.parse is parse and builtins.compile is compile_ else None
-                if astnode is None:  # (a text not parsed here, or a parse the test replaced: called as pytest calls it)
-                    astnode = ast.parse(content, "source", "exec")
-                else:
-                    sys.audit("compile", content, "source")  # (the parse's own event, for an audit hook of the test's)
-        return full(lineno, src, assertion, astnode)
-    statement_range._corpus_parsed = True    # type: ignore[attr-defined]
-    source.getstatementrange_ast = code.getstatementrange_ast = statement_range
-
-
-def _parse_all(files: Sequence[str]) -> dict:
-    """(``_parsed_sources``) Each file's whole text, as ``findsource`` makes a frame's source, -> its parse as pytest's
-    report makes it (its statement lines memoized on the tree, as their first use would), up to
-    ``PARSED_SOURCE_BYTES`` of source (a parse holds about 35 bytes a byte of it)."""
-    import ast
-    import linecache
-    import warnings
-
-    from _pytest._code import source
-    parsed: dict = {}
-    room = PARSED_SOURCE_BYTES
-    for f in files:
-        if not f.endswith(".py"):
-            continue
-        try:
-            room -= os.path.getsize(f)
-        except OSError:
-            continue
-        if room < 0:
-            break
-        src = source.Source()
-        src.lines = [line.rstrip() for line in linecache.getlines(f)]
-        content = str(src)
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                node = ast.parse(content, "source", "exec")
-        except (SyntaxError, ValueError):
-            continue
-        source._statement_linenos(node)
-        parsed[content] = node
-    return parsed
-
-
 def _redirect_imports(control: str, work: str) -> None:
     """Point every import path under ``control`` (the conforming copy the suite was collected
     from) at the same place under ``work`` (this child's private copy, holding the mutant): a test
@@ -953,7 +872,6 @@ class _SwapPlugin:
         if ok:
             _register_swap_plugins(session)
             _warm_linecache()
-            _parsed_sources(sorted({str(item.path) for item in session.items}))
         gc.freeze()     # the collected suite too: children's gc.collect skips it
         pids, left = [], list(self.twins)
         while left:         # each twin closes the descriptors still open here but its own
@@ -1025,7 +943,6 @@ def _serve_plain(ctl, base_path: list[str], rewrite: list[str]) -> None:
     """A plain server's part after the common start-up (``_preload``, ``_cache_rewrites``)."""
     import gc
     _warm_linecache(rewrite)     # pytest's own files and the suite's test files
-    _parsed_sources(rewrite)
     gc.freeze()     # children collect only what they allocate (pytest runs gc.collect at exit)
     _loop(ctl, base_path, None)
 

@@ -114,6 +114,7 @@ WITHOUT_TEST_FILE: dict[str, str] = {
     "corpus/coverage_runner.py": "a script run by corpus/coverage_map.py: tests/corpus/test_coverage_map.py",
     "corpus/declarations.py": "the gate and hints loaders: tests/corpus/test_fuzz_declarations.py, "
                               "tests/corpus/test_input_errors.py",
+    "corpus/forkserver.py": "the pre-imported pytest the fast path forks from: tests/corpus/test_fast_pytest.py",
     "corpus/freeze.py": "tier-2 authoring digests: tests/corpus/test_tier2_freeze.py",
     "corpus/junit.py": "JUnit XML output: tests/corpus/test_reports.py",
     "corpus/kill_history.py": "which test killed a mutant before: tests/corpus/test_fast_pytest_ordered_set.py",

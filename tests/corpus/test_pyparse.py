@@ -74,27 +74,17 @@ def _tree_builders(tree: ast.AST, rel: Path) -> list[str]:
     return found
 
 
-# Functions that run only in a process of their own, one thread, where no judging thread parses: the fork-server's
-# pre-parse of the sources a child's report parses (corpus/forkserver.py; its fallback is the parse pytest's report
-# makes in the child, unchanged)
-SERVER_SIDE = {Path("corpus/forkserver.py"): {"_parsed_sources", "_parse_all"}}
-
-
 def test_no_corpus_module_builds_an_ast_but_through_pyparse():
-    """Catalogue gates (``corpus/catalogue``) are scripts run in their own process, one thread, and so are the
-    fork-server's functions of ``SERVER_SIDE``. The lock only orders the parses that take it: one unlocked parse on
-    another thread makes a locked one fail (tests/corpus/test_pyparse.py's stress shows ``ast.literal_eval`` does)."""
+    """Catalogue gates (``corpus/catalogue``) are scripts run in their own process, one thread.
+    The lock only orders the parses that take it: one unlocked parse on another thread makes a
+    locked one fail (tests/corpus/test_pyparse.py's stress shows ``ast.literal_eval`` does)."""
     offenders = []
     for path in sorted((REPO / "corpus").rglob("*.py")):
         rel = path.relative_to(REPO)
         if rel.parts[1] == "catalogue" or rel == Path("corpus/pyparse.py"):
             continue
-        tree = ast.parse(path.read_text(), str(rel))
-        for fn in [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name in SERVER_SIDE.get(rel, ())]:
-            fn.body = []  # (left out of the check)
-        offenders += _tree_builders(tree, rel)
+        offenders += _tree_builders(ast.parse(path.read_text(), str(rel)), rel)
     assert offenders == []
-    assert all((REPO / f).is_file() for f in SERVER_SIDE)
 
 
 @pytest.mark.parametrize("source", ["import ast\nast.literal_eval('1')", "from ast import parse\nparse('x')",
