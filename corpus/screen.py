@@ -29,7 +29,9 @@ counted per rule in the summary (``equivalent_by_rule``), never dropped silently
   on both values here.
 
 - **overload stub** (``remove_decorator``: ``@overload`` removed from a stub): ``overload`` bound only by
-  ``from typing import overload`` (or typing_extensions), the stub followed in its body only by more such stubs
+  ``from typing import overload`` (or typing_extensions), the stub in the module's body or in a class whose body runs
+  in a plain dict (no ``metaclass=``; bases builtins, typing/ABC imports or such classes of the module: a
+  ``__prepare__`` could record the stub's binding), followed in its body only by more such stubs
   of its name and then the undecorated-by-overload implementation, no decorator, default or annotation of
   those defs reading the name (what they read is the stub bound in between), and the module never naming
   ``get_overloads``/``clear_overloads``. With or without the decorator the name is rebound by the
@@ -165,8 +167,43 @@ def _overload_stub(a, b, tree: ast.Module, module: str) -> tuple[str, str] | Non
 
 
 def _bodies(tree: ast.Module) -> list[list[ast.stmt]]:
-    """The module's body and every class body in it (where a def's name is bound by the statements that follow)."""
-    return [tree.body, *(n.body for n in ast.walk(tree) if isinstance(n, ast.ClassDef))]
+    """The module's body and the body of every class in it whose namespace is a plain dict (``_plain_namespace``):
+    where a def's name is bound by the statements that follow and nothing records the binding in between."""
+    classes = {n.name: n for n in tree.body if isinstance(n, ast.ClassDef)}
+    return [tree.body, *(n.body for n in ast.walk(tree) if isinstance(n, ast.ClassDef)
+                         and _plain_namespace(n, tree, classes, 0))]
+
+
+_ABC_MODULES = frozenset({"typing", "typing_extensions", "collections.abc", "abc", "collections"})
+
+
+def _plain_namespace(cls: ast.ClassDef, tree: ast.Module, classes: dict, depth: int) -> bool:
+    """Whether class ``cls``'s body runs in a plain dict: no ``metaclass=`` (a metaclass's ``__prepare__`` may
+    record every binding, the stub's too) and every base, subscripted or not, a builtin class the module never
+    binds (``_PLAIN_BUILTINS``), a name bound once, by an import from the standard library's typing and ABC modules
+    (their metaclasses keep type's ``__prepare__``), or a top-level class of the module, bound once, plain in turn."""
+    if cls.keywords or depth > 20:
+        return False
+    for base in cls.bases:
+        root = base.value if isinstance(base, ast.Subscript) else base
+        if not isinstance(root, ast.Name):
+            return False
+        sites = [n for n in ast.walk(tree) if root.id in _binds(n)]
+        if not sites:
+            ok = root.id in _PLAIN_BUILTINS
+        elif len(sites) != 1:
+            ok = False
+        elif isinstance(sites[0], ast.ClassDef):
+            ok = classes.get(root.id) is sites[0] and _plain_namespace(sites[0], tree, classes, depth + 1)
+        else:
+            ok = isinstance(sites[0], ast.ImportFrom) and sites[0].level == 0 and sites[0].module in _ABC_MODULES
+        if not ok:
+            return False
+    return True
+
+
+_PLAIN_BUILTINS = frozenset({"object", "dict", "list", "tuple", "set", "frozenset", "int", "str", "bytes", "float",
+                             "Exception", "ValueError", "TypeError", "KeyError", "RuntimeError"})
 
 
 def _is_overload(d: ast.expr, tree: ast.Module) -> bool:
