@@ -32,6 +32,7 @@ part imports only the standard library and pytest.
 from __future__ import annotations
 
 import os
+import re
 import sys
 import threading
 
@@ -255,10 +256,56 @@ def scratch_base() -> str | None:
         return None
     with _zlock:
         if _state.get("base_pid") != os.getpid() or not _state.get("base") or not os.path.isdir(_state["base"]):
-            import tempfile
-            _state.update(base=tempfile.mkdtemp(prefix="hx-warm-"), base_pid=os.getpid())
+            _state.update(base=_new_base(), base_pid=os.getpid())
             os.chmod(_state["base"], 0o755)
         return _state["base"]
+
+
+BASE_RULE = """A scratch base is named for the process that made it (``hx-warm-PID-START-``, START its start time in
+/proc/PID/stat), and is removed at that process's exit (atexit). A process that ends without it (SIGKILL, SIGTERM, a
+fork's os._exit) leaves its base behind (a test-all run left about 20): the next harness process to make a base
+removes every base whose maker is gone (no process with that pid and start time), if it is a directory of this user.
+The name is the harness's, made in the host's temporary directory, which no confined run can write; a base made by
+another pid namespace that shares this /tmp would read as gone (not a set-up the harness makes)."""
+_BASE_NAME = re.compile(r"hx-warm-(\d+)-(\d+)-[A-Za-z0-9_]+")
+
+
+def _new_base() -> str:
+    """A new scratch base named for this process (``BASE_RULE``), after removing the bases of processes that are gone."""
+    import tempfile
+    me = os.getpid()
+    base = tempfile.mkdtemp(prefix=f"hx-warm-{me}-{_started(me)}-")
+    reclaim_bases(os.path.dirname(base), keep=base)
+    return base
+
+
+def _started(pid: int) -> str:
+    """Process ``pid``'s start time (clock ticks since boot, /proc/PID/stat's 22nd field), "" when there is none."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            return f.read().rsplit(b")", 1)[1].split()[19].decode()
+    except (OSError, IndexError):
+        return ""
+
+
+def reclaim_bases(tmp: str, keep: str = "") -> list[str]:
+    """Remove the scratch bases in ``tmp`` whose maker is gone (``BASE_RULE``); returns their paths."""
+    import shutil
+    import stat
+    gone = []
+    for name in os.listdir(tmp):
+        m = _BASE_NAME.fullmatch(name)
+        path = os.path.join(tmp, name)
+        if m is None or path == keep or _started(int(m.group(1))) == m.group(2):
+            continue
+        try:
+            st = os.lstat(path)
+        except OSError:
+            continue
+        if stat.S_ISDIR(st.st_mode) and st.st_uid == os.geteuid():
+            shutil.rmtree(path, ignore_errors=True)
+            gone.append(path)
+    return gone
 
 
 def enabled() -> bool:

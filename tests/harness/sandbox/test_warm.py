@@ -325,3 +325,35 @@ def test_two_threads_run_warm_at_once_and_each_reads_its_own_reply(task, monkeyp
         t.join()
     assert all(v.passed for v in out.values()) and len(out) == 3, out
     assert warm.STATS["fallback"] == before["fallback"] and warm.STATS["warm"] == before["warm"] + 3
+
+
+def test_a_scratch_base_whose_maker_is_gone_is_reclaimed_and_a_live_ones_is_kept(tmp_path):
+    """``warm.BASE_RULE``: a base named for a process that still runs (this one; its start time as /proc reads it)
+    is kept, one named for a pid with another start time (a killed maker, its pid perhaps reused) or a pid that
+    does not exist is removed, and nothing the rule's name does not match (an older base's name, a file, a link to
+    a directory elsewhere) is touched."""
+    me = os.getpid()
+    live = tmp_path / f"hx-warm-{me}-{warm._started(me)}-abc"
+    reused = tmp_path / f"hx-warm-{me}-1-abc"
+    gone = tmp_path / "hx-warm-999999999-5-abc"
+    old_style, outside = tmp_path / "hx-warm-k2j3h4", tmp_path / "outside"
+    for d in (live, reused, gone, old_style, outside):
+        (d / ".zygote").mkdir(parents=True)
+    (tmp_path / "hx-warm-999999998-5-file").write_text("x")
+    (tmp_path / "hx-warm-999999997-5-link").symlink_to(outside)
+    removed = warm.reclaim_bases(str(tmp_path), keep="")
+    assert sorted(removed) == sorted([str(reused), str(gone)]), removed
+    assert live.is_dir() and old_style.is_dir() and (outside / ".zygote").is_dir()
+    assert (tmp_path / "hx-warm-999999998-5-file").is_file() and (tmp_path / "hx-warm-999999997-5-link").is_symlink()
+
+
+def test_a_new_scratch_base_is_named_for_its_maker():
+    """``warm.BASE_RULE``: the base this process makes is named for its pid and start time, so no other harness
+    process reclaims it while this one runs."""
+    base = warm._new_base()
+    try:
+        name = os.path.basename(base)
+        found = warm._BASE_NAME.fullmatch(name)
+        assert found and found.group(1) == str(os.getpid()) and found.group(2) == warm._started(os.getpid()) != "", name
+    finally:
+        os.rmdir(base)
