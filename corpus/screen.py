@@ -28,17 +28,6 @@ counted per rule in the summary (``equivalent_by_rule``), never dropped silently
   with the same A; x proved an int or an exact str, P comparisons of x with literals, evaluated
   on both values here.
 
-- **overload stub** (``remove_decorator``: ``@overload`` removed from a stub): ``overload`` bound only by
-  ``from typing import overload`` (or typing_extensions), the stub in the module's body or in a class whose body runs
-  in a plain dict (no ``metaclass=``; bases builtins, typing/ABC imports or such classes of the module: a
-  ``__prepare__`` could record the stub's binding), followed in its body only by more such stubs
-  of its name and then the undecorated-by-overload implementation, no decorator, default or annotation of
-  those defs reading the name (what they read is the stub bound in between), and the module never naming
-  ``get_overloads``/``clear_overloads``. With or without the decorator the name is rebound by the
-  implementation before anything can call it; what differs is typing's overload registry (a closed-world
-  assumption in the note: a test does not read it). Removing a stub's ``@overload`` is what a reader calls
-  equivalent; each was a whole-suite run (ordered-set: 5 of its 33).
-
 **Closed-world rules** (read by corpus/screen_types.py's kinds; each note ends with the
 assumptions it used: ``closed world: exact builtin values, the module's classes and private names
 its own`` - a test hands in no int or str subclass that overrides a comparison, does not subclass
@@ -95,11 +84,10 @@ from corpus.pyparse import parse
 from corpus.screen_types import _BUILTIN_TAGS, INTS, STRS, Kinds, always_exits, interned
 
 RULES = ("small-int identity", "singleton identity", "default argument", "guarded boundary", "fallback member",
-         "non-negative boundary", "finite domain", "codec name case", "overload stub")
+         "non-negative boundary", "finite domain", "codec name case")
 # the closed-world assumptions a rule's proof used (corpus/screen_types.py), named in its note
 CLOSED = "closed world: exact builtin values, the module's classes and private names its own"
-_OPERATORS = ("identity", "drop_argument", "comparison", "string_constant", "number_constant", "string_case",
-              "remove_decorator")
+_OPERATORS = ("identity", "drop_argument", "comparison", "string_constant", "number_constant", "string_case")
 _EXITS = (ast.Return, ast.Raise, ast.Continue, ast.Break)
 _BOUNDARY = {(ast.Lt, ast.LtE), (ast.LtE, ast.Lt), (ast.Gt, ast.GtE), (ast.GtE, ast.Gt)}
 _SINGLETONS = (None, True, False, ...)
@@ -120,8 +108,6 @@ def screen(module: str, original: str, mutant: str, operator: str) -> tuple[str,
     if found is None:
         return None
     a, b, path = found
-    if operator == "remove_decorator":
-        return _overload_stub(a, b, tree, module)
     ctx = _Context(tree, shadowed, path)
     closed = _Closed.of(module, original, ta, tree)
     if operator == "identity":
@@ -134,125 +120,6 @@ def screen(module: str, original: str, mutant: str, operator: str) -> tuple[str,
     if operator == "string_case":
         return _fallback_member(a, b, path, ctx) or _codec_case(a, b, path, closed)
     return _fallback_member(a, b, path, ctx)
-
-
-_OVERLOAD_MODULES = ("typing", "typing_extensions")
-_REGISTRY_NAMES = ("get_overloads", "clear_overloads", "_overload_registry")
-
-
-def _overload_stub(a, b, tree: ast.Module, module: str) -> tuple[str, str] | None:
-    """``overload stub``: ``a`` a def whose one decorator, typing's ``overload``, ``b`` drops (see the module
-    docstring); found in ``tree`` by its text, once, with the defs that follow it in its body."""
-    fn_types = (ast.FunctionDef, ast.AsyncFunctionDef)
-    if not (isinstance(a, fn_types) and isinstance(b, fn_types) and len(a.decorator_list) == 1
-            and not b.decorator_list and _is_overload(a.decorator_list[0], tree)):
-        return None
-    if any(n in module for n in _REGISTRY_NAMES):
-        return None
-    want = ast.dump(a, include_attributes=False)
-    places = [(body, i) for body in _bodies(tree) for i, st in enumerate(body)
-              if isinstance(st, fn_types) and ast.dump(st, include_attributes=False) == want]
-    if len(places) != 1:
-        return None
-    body, i = places[0]
-    for st in body[i + 1:]:
-        if not isinstance(st, fn_types) or st.name != a.name or _reads_name_at_def(st, a.name):
-            return None
-        if not any(_is_overload(d, tree) for d in st.decorator_list):
-            return "overload stub", (f"'{a.name}' is rebound by its implementation before anything can call it; "
-                                     f"closed world: a test does not read typing's overload registry")
-        if len(st.decorator_list) != 1:
-            return None
-    return None
-
-
-def _bodies(tree: ast.Module) -> list[list[ast.stmt]]:
-    """The module's body and the body of every class in it whose namespace is a plain dict (``_plain_namespace``):
-    where a def's name is bound by the statements that follow and nothing records the binding in between."""
-    classes = {n.name: n for n in tree.body if isinstance(n, ast.ClassDef)}
-    return [tree.body, *(n.body for n in ast.walk(tree) if isinstance(n, ast.ClassDef)
-                         and _plain_namespace(n, tree, classes, 0))]
-
-
-_ABC_MODULES = frozenset({"typing", "typing_extensions", "collections.abc", "abc", "collections"})
-
-
-def _plain_namespace(cls: ast.ClassDef, tree: ast.Module, classes: dict, depth: int) -> bool:
-    """Whether class ``cls``'s body runs in a plain dict: no ``metaclass=`` (a metaclass's ``__prepare__`` may
-    record every binding, the stub's too) and every base, subscripted or not, a builtin class the module never
-    binds (``_PLAIN_BUILTINS``), a name bound once, by an import from the standard library's typing and ABC modules
-    (their metaclasses keep type's ``__prepare__``), or a top-level class of the module, bound once, plain in turn."""
-    if cls.keywords or depth > 20:
-        return False
-    for base in cls.bases:
-        root = base.value if isinstance(base, ast.Subscript) else base
-        if not isinstance(root, ast.Name):
-            return False
-        sites = [n for n in ast.walk(tree) if root.id in _binds(n)]
-        if not sites:
-            ok = root.id in _PLAIN_BUILTINS
-        elif len(sites) != 1:
-            ok = False
-        elif isinstance(sites[0], ast.ClassDef):
-            ok = classes.get(root.id) is sites[0] and _plain_namespace(sites[0], tree, classes, depth + 1)
-        else:
-            ok = isinstance(sites[0], ast.ImportFrom) and sites[0].level == 0 and sites[0].module in _ABC_MODULES
-        if not ok:
-            return False
-    return True
-
-
-_PLAIN_BUILTINS = frozenset({"object", "dict", "list", "tuple", "set", "frozenset", "int", "str", "bytes", "float",
-                             "Exception", "ValueError", "TypeError", "KeyError", "RuntimeError"})
-
-
-def _is_overload(d: ast.expr, tree: ast.Module) -> bool:
-    """Whether decorator ``d`` is typing's ``overload``: the name bound once, by ``from typing import overload``
-    (or typing_extensions), or ``typing.overload`` with ``typing`` bound once, by ``import typing``."""
-    if isinstance(d, ast.Name) and d.id == "overload":
-        return _bound_once_by(tree, "overload", lambda n: isinstance(n, ast.ImportFrom) and n.level == 0 and
-                              n.module in _OVERLOAD_MODULES and
-                              any(x.name == "overload" and x.asname in (None, "overload") for x in n.names))
-    if isinstance(d, ast.Attribute) and d.attr == "overload" and isinstance(d.value, ast.Name):
-        mod = d.value.id
-        return mod in _OVERLOAD_MODULES and _bound_once_by(tree, mod, lambda n: isinstance(n, ast.Import) and any(
-            x.name == mod and x.asname is None for x in n.names))
-    return False
-
-
-def _bound_once_by(tree: ast.Module, name: str, binder) -> bool:
-    """Whether ``name`` is bound exactly once in the module (any scope), by a node ``binder`` accepts."""
-    sites = [n for n in ast.walk(tree) if name in _binds(n)]
-    return len(sites) == 1 and binder(sites[0])
-
-
-def _binds(n: ast.AST) -> set[str]:
-    if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)):
-        return {n.id}
-    if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-        return {n.name}
-    if isinstance(n, ast.arg):
-        return {n.arg}
-    if isinstance(n, (ast.Import, ast.ImportFrom)):
-        return {(x.asname or x.name).split(".")[0] for x in n.names}
-    if isinstance(n, (ast.Global, ast.Nonlocal)):
-        return set(n.names)
-    if isinstance(n, ast.ExceptHandler) and n.name:
-        return {n.name}
-    if isinstance(n, (ast.MatchAs, ast.MatchStar)) and n.name:
-        return {n.name}
-    if isinstance(n, ast.MatchMapping) and n.rest:
-        return {n.rest}
-    return set()
-
-
-def _reads_name_at_def(st, name: str) -> bool:
-    """Whether evaluating def ``st`` (its decorators, defaults and annotations, before it is bound) reads ``name``."""
-    args = st.args
-    parts = [*st.decorator_list, *args.defaults, *(d for d in args.kw_defaults if d is not None), st.returns,
-             *(x.annotation for x in (*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg)
-               if x is not None)]
-    return any(isinstance(n, ast.Name) and n.id == name for p in parts if p is not None for n in ast.walk(p))
 
 
 def rule_of(note: str) -> str:

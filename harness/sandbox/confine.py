@@ -13,7 +13,6 @@ import errno
 import os
 import re
 import resource
-import time
 from typing import NamedTuple
 
 CLONE_NEWNS, CLONE_NEWNET, CLONE_NEWPID, CLONE_NEWIPC = 0x00020000, 0x40000000, 0x20000000, 0x08000000
@@ -273,7 +272,10 @@ def isolate(libc, *, hide, writable, readonly, flags: int = CLONE_NEWNS | CLONE_
     for m in readonly:
         if any(m == w or m.startswith(w.rstrip("/") + "/") for w in writable):
             continue
-        _remount_read_only(libc, m)
+        rc = libc.mount(None, m.encode(), None, MS_REMOUNT | MS_BIND | MS_RDONLY, None)
+        if rc != 0 and ctypes.get_errno() in (errno.ENOENT, errno.EINVAL) and m not in _own_mountpoints(m):
+            continue  # unmounted after the list was read, before this namespace was made private (``VANISHED_MOUNT_RULE``)
+        _check(libc, rc, f"read-only remount of {m} failed")
     if home:  # from its path, bound writable above (a descriptor opened earlier would lead to a read-only mount)
         show_home(libc, home[1], home[0])
     kernel_surfaces(libc)
@@ -314,27 +316,6 @@ tmpfs) is skipped, not a failed confinement: nothing can mount there again but t
 shows belongs to the mount below it, remounted read-only in turn. Any other failed remount still raises (a
 half-confined run is never started). Seen under pytest-xdist: a full-disk test's tmpfs unmounted while a warm zygote
 remounted the list, and the warm run fell back to cold."""
-
-
-def _remount_read_only(libc, m: str) -> None:
-    """Remount the listed mount point ``m`` read-only, or skip it when it is no longer a mount point of this namespace
-    (``VANISHED_MOUNT_RULE``); any other failure raises. A mount whose directory another namespace is removing fails
-    its remount (ENOENT) a moment before the kernel detaches it from this namespace's table: the remount is tried
-    again, a bounded few times (``VANISH_TRIES``), before the failure stands (seen under pytest-xdist: a full-disk
-    test's tmpfs removed while a warm zygote remounted the list, and the warm run fell back to cold)."""
-    for attempt in range(VANISH_TRIES):
-        rc = libc.mount(None, m.encode(), None, MS_REMOUNT | MS_BIND | MS_RDONLY, None)
-        if rc == 0:
-            return
-        if ctypes.get_errno() not in (errno.ENOENT, errno.EINVAL):
-            break
-        if m not in _own_mountpoints(m):
-            return  # unmounted after the list was read, before this namespace was made private
-        time.sleep(0.002 * (attempt + 1))  # (the detach under way: 2, 4, ... 20 ms, 110 ms in all)
-    _check(libc, rc, f"read-only remount of {m} failed")
-
-
-VANISH_TRIES = 10
 
 
 def _own_mountpoints(failed: str) -> set[str]:

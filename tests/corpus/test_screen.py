@@ -384,34 +384,3 @@ def test_an_attack_on_the_screen_that_held(case):
     assert (mu.label == EQUIVALENT) == screened_, mu.note
     assert _passes(mu.content.decode(), check) == screened_     # screened: nothing tells it apart; kept: killable
 
-
-_STUBS = ("from typing import overload\n\n\nclass C:\n    @overload\n    def get(self, i: int) -> int: ...\n\n"
-          "    @overload\n    def get(self, i: str) -> str: ...\n\n    def get(self, i):\n        return i\n")
-
-
-def test_an_overload_stubs_decorator_removed_is_screened_when_its_implementation_rebinds_the_name():
-    """``overload stub``: both stubs' ``@overload`` removals are screened (the implementation rebinds the name before
-    anything can call a stub); the near misses are kept: typing's registry named by the module, no implementation
-    after the stubs, ``overload`` bound twice or not typing's, the implementation's default reading the name (the
-    stub bound in between), a decorator beside ``@overload`` on a stub on the way, a class body whose namespace a
-    metaclass may record (``metaclass=``, a base the module imports from elsewhere); a typing base keeps the rule."""
-    assert set(screened(_STUBS).values()) == {"overload stub"} and len(screened(_STUBS)) == 2, screened(_STUBS)
-    assert screened("import typing\n\n\n@typing.overload\ndef f(x: int) -> int: ...\n\n\ndef f(x):\n    return x\n") \
-        == {"L5: decorator '@typing.overload' removed from 'f'": "overload stub"}
-    near = {
-        "registry read": _STUBS + "\n\nfrom typing import get_overloads\nN = len(get_overloads(C.get))\n",
-        "no implementation": _STUBS.split("    def get(self, i):")[0],
-        "rebound": _STUBS + "\n\ndef overload(f):\n    return f\n",
-        "not typing's": _STUBS.replace("from typing import overload", "from mylib import overload"),
-        "aliased": _STUBS.replace("import overload", "import overload as overload2").replace("@overload", "@overload2"),
-        "default reads the name": _STUBS.replace("def get(self, i):", "def get(self, i=get):"),
-        "a metaclass": _STUBS.replace("class C:", "class C(metaclass=Recording):"),
-        "a base from elsewhere": _STUBS.replace("class C:", "from mylib import Base\n\n\nclass C(Base):"),
-        "a second decorator": _STUBS.replace("    @overload\n    def get(self, i: str)",
-                                             "    @overload\n    @staticmethod\n    def get(i: str)"),
-    }
-    typed = _STUBS.replace("from typing import overload", "from typing import Generic, TypeVar, overload\n\nT = "
-                           "TypeVar('T')").replace("class C:", "class Base(Generic[T]):\n    pass\n\n\nclass C(Base[T], dict):")
-    assert set(screened(typed).values()) == {"overload stub"} and len(screened(typed)) == 2, screened(typed)
-    for why, src in near.items():
-        assert "overload stub" not in screened(src).values(), (why, screened(src))

@@ -293,40 +293,6 @@ def test_a_mount_unmounted_after_the_list_was_read_is_skipped_and_the_rest_are_r
     assert got == "ok", got
 
 
-class _FailingRemount:
-    """A libc whose remount fails with ``errno`` (as the kernel's does on a path that no longer resolves)."""
-
-    def __init__(self, errno_: int):
-        self.errno, self.calls = errno_, 0
-
-    def mount(self, *args) -> int:
-        self.calls += 1
-        ctypes.set_errno(self.errno)
-        return -1
-
-
-@pytest.mark.parametrize("listed_for", [0, 3, confine.VANISH_TRIES])
-def test_a_mount_being_detached_is_skipped_once_the_table_drops_it_and_raises_while_it_stays(monkeypatch, listed_for):
-    """``VANISHED_MOUNT_RULE``'s race: a mount whose directory another namespace removes fails its remount (ENOENT)
-    while this namespace's table still lists it, for as long as the kernel takes to detach it. The remount is tried
-    again until the table drops it (then skipped), and raises when it is still listed after ``VANISH_TRIES`` tries:
-    a mount that stays is never left writable. Any other errno raises at once."""
-    reads = iter(range(1000))
-    monkeypatch.setattr(confine, "_own_mountpoints", lambda m: {m} if next(reads) < listed_for else set())
-    monkeypatch.setattr(confine.time, "sleep", lambda s: None)
-    libc = _FailingRemount(errno.ENOENT)
-    if listed_for >= confine.VANISH_TRIES:
-        with pytest.raises(OSError, match="read-only remount of /x failed"):
-            confine._remount_read_only(libc, "/x")
-    else:
-        confine._remount_read_only(libc, "/x")
-    assert libc.calls == min(listed_for + 1, confine.VANISH_TRIES)
-    other = _FailingRemount(errno.EPERM)
-    with pytest.raises(OSError, match="read-only remount of /x failed") as raised:
-        confine._remount_read_only(other, "/x")
-    assert other.calls == 1 and raised.value.errno == errno.EPERM
-
-
 def test_the_mount_table_reads_a_mount_point_with_every_escaped_character_as_its_path(tmp_path):
     """``mount_table``, the sandbox's one reader of /proc/self/mountinfo: the kernel writes a space, tab, newline
     and backslash of a mount point as an octal escape; each reads back as the character, so the read-only list,

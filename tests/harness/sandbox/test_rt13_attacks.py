@@ -19,6 +19,7 @@ node whose (device, inode) is one of the host's own, read here before the run.
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -114,14 +115,25 @@ def _confined(level: str, executor: str, what: str, tmp_path: Path, monkeypatch)
     test = tmp_path / "t.py"
     test.write_text(code + f"\n\ndef test_refused():\n    assert {what}() == []\n")
     ws = Workspace.create(load_task(TASKS / "parse-range"))
-    ran_warm = warm.STATS["warm"]
     try:
-        v = run_pytest(ws.root, test, dest_rel="tests/test_dev.py", hide=(TASKS,), judged=False)
+        for _ in range(60):
+            ran_warm = warm.STATS["warm"]
+            v = run_pytest(ws.root, test, dest_rel="tests/test_dev.py", hide=(TASKS,), judged=False)
+            if warm.STATS["warm"] > ran_warm or not _another_tests_mount(warm._state.get("broken") or ""):
+                break
+            time.sleep(1)  # a parallel test's mount under /tmp: the warm path refuses it (see _another_tests_mount)
     finally:
         ws.destroy()
     if warm.STATS["warm"] == ran_warm:
         raise RuntimeError("the warm case ran cold: " + v.output[-500:])
     return [] if v.passed else [v.output[-2000:]]
+
+
+def _another_tests_mount(why: str) -> bool:
+    """Whether the warm path went cold for a mount a parallel test made under /tmp (pytest-xdist: a full-disk test's
+    tmpfs): the warm run's fresh /tmp covers it, its read-only remount finds no such path while the table lists it,
+    and the confinement is refused (red team rt-ovl's note; the refusal is right, the test waits for the mount to go)."""
+    return "read-only remount of /tmp/" in why and "FileNotFoundError" in why
 
 
 def _open(reason: str):

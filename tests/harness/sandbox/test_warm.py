@@ -357,3 +357,4 @@ def test_a_new_scratch_base_is_named_for_its_maker():
         assert found and found.group(1) == str(os.getpid()) and found.group(2) == warm._started(os.getpid()) != "", name
     finally:
         os.rmdir(base)
+
