@@ -266,7 +266,9 @@ BASE_RULE = """A scratch base is named for the process that made it (``hx-warm-P
 fork's os._exit) leaves its base behind (a test-all run left about 20): the next harness process to make a base
 removes every base whose maker is gone (no process with that pid and start time), if it is a directory of this user.
 The name is the harness's, made in the host's temporary directory, which no confined run can write; a base made by
-another pid namespace that shares this /tmp would read as gone (not a set-up the harness makes)."""
+another pid namespace (or time namespace: /proc's start times are shifted by its boot-time offset) that shares this
+/tmp would read as gone (not a set-up the harness makes; reviewer helper-130 confirmed both). A directory that cannot be
+listed reclaims nothing: the new base is made either way."""
 _BASE_NAME = re.compile(r"hx-warm-(\d+)-(\d+)-[A-Za-z0-9_]+")
 
 
@@ -292,8 +294,12 @@ def reclaim_bases(tmp: str, keep: str = "") -> list[str]:
     """Remove the scratch bases in ``tmp`` whose maker is gone (``BASE_RULE``); returns their paths."""
     import shutil
     import stat
-    gone = []
-    for name in os.listdir(tmp):
+    gone: list[str] = []
+    try:
+        names = os.listdir(tmp)
+    except OSError:
+        return gone
+    for name in names:
         m = _BASE_NAME.fullmatch(name)
         path = os.path.join(tmp, name)
         if m is None or path == keep or _started(int(m.group(1))) == m.group(2):
