@@ -101,7 +101,7 @@ OPERATOR_CLASS = {
     "remove_handler": "control", "broaden_handler": "control",
     # issue 35's operators: a literal's case is a string change, a unary swap an arithmetic one
     "string_case": "string", "unary": "arithmetic", "lambda_none": "value", "remove_case": "control",
-    "dict_keyword": "call", "shallow_copy": "call", "remove_decorator": "call",
+    "dict_keyword": "call", "shallow_copy": "call", "remove_decorator": "call", "remove_overload": "call",
     # mutmut's 'a if (c) or True else b' and 'x = None' -> 'x = ""' read as these classes (classify_change)
     "ternary_constant": "boolean", "none_to_empty": "value",
 }
