@@ -9,30 +9,18 @@ import pytest
 from tests.corpus.test_rv_speed_attacks import _fork_and_cold, _report
 
 
-def test_a_test_that_monkeypatches_ast_walk_gets_the_cold_verdict(tmp_path):
-    fork, cold = _fork_and_cold(tmp_path, """
+@pytest.mark.parametrize("name", ["walk", "compile"])
+def test_a_test_that_replaces_an_ast_function_gets_the_cold_verdict(tmp_path, name):
+    """``ast.walk`` monkeypatched, or an ``ast.compile`` the module never had set (``raising=False``): the test's own
+    code must not reach it, and the fork's report must not either."""
+    fork, cold = _fork_and_cold(tmp_path, f"""
         import ast
         from mod import f
 
         def test_x(monkeypatch):
-            def no_walk(*a, **k):
-                raise RuntimeError("the code under test must not walk here")
-            monkeypatch.setattr(ast, "walk", no_walk)
-            assert f(1) == 2
-        """)
-    assert cold[:2] == (3, cold[1]), cold[2]
-    assert fork[:2] == cold[:2], fork[2] + "\n-- cold --\n" + cold[2]
-
-
-def test_a_test_that_shadows_ast_compile_gets_the_cold_verdict(tmp_path):
-    fork, cold = _fork_and_cold(tmp_path, """
-        import ast
-        from mod import f
-
-        def test_x(monkeypatch):
-            def no_compile(*a, **k):
-                raise RuntimeError("the code under test must not compile here")
-            monkeypatch.setattr(ast, "compile", no_compile, raising=False)
+            def no_{name}(*a, **k):
+                raise RuntimeError("the code under test must not {name} here")
+            monkeypatch.setattr(ast, "{name}", no_{name}, raising=False)
             assert f(1) == 2
         """)
     assert cold[:2] == (3, cold[1]), cold[2]
