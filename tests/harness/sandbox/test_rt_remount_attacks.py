@@ -56,6 +56,29 @@ def _run(step_child, parent_step) -> str:
     return got
 
 
+def _isolate_renaming_at_the_table_read(libc, go, **isolate) -> tuple[str | None, list]:
+    """``confine.isolate(libc, **isolate)`` with ``go()`` (the parent's rename) called at the rule's first table read
+    after a failed remount (``confine._own_mountpoints``), or at the end when there is none. Returns (the outcome when
+    the confinement was refused: "ok" for a refused remount, else the error; None when it was made, the reads)."""
+    real_read, calls = confine._own_mountpoints, []
+
+    def read(failed):  # where a concurrent rename lands
+        if not calls:
+            go()
+        calls.append(failed)
+        return real_read(failed)
+    confine._own_mountpoints = read
+    try:
+        confine.isolate(libc, **isolate)
+    except OSError as exc:  # a failed confinement: the run is refused, never half-confined
+        return ("ok" if "remount" in str(exc) else f"{type(exc).__name__}: {exc}"), calls
+    finally:
+        confine._own_mountpoints = real_read
+        if not calls:
+            go()
+    return None, calls
+
+
 @pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
     "red team rt-ovl: VANISHED_MOUNT_RULE judges a listed mount vanished by its path; a host rename between its failed "
     "remount and the table read moves a covered mount out, writable (open, as atk19's case 8)"))
@@ -73,22 +96,10 @@ def test_a_shadowed_listed_mount_moved_during_the_rules_table_read_is_never_left
 
     def child(libc, go) -> str:
         confine._check(libc, libc.mount(b"tmpfs", str(mnt).encode(), b"tmpfs", 0, b"size=64k"), "tmpfs")
-        real_read, calls = confine._own_mountpoints, []
-
-        def read(failed):  # the rule's table read after a failed remount: where a concurrent rename lands
-            if not calls:
-                go()
-            calls.append(failed)
-            return real_read(failed)
-        confine._own_mountpoints = read
-        try:
-            confine.isolate(libc, hide=[str(hid)], writable=[str(writable)], readonly=["/", str(mnt)])
-        except OSError as exc:  # a failed confinement: the run is refused, never half-confined
-            return "ok" if "remount" in str(exc) else f"{type(exc).__name__}: {exc}"
-        finally:
-            confine._own_mountpoints = real_read
-            if not calls:
-                go()
+        refused, calls = _isolate_renaming_at_the_table_read(libc, go, hide=[str(hid)], writable=[str(writable)],
+                                                             readonly=["/", str(mnt)])
+        if refused is not None:
+            return refused
         try:
             (out / "sub" / "mnt" / "x").write_text("x")
             return f"writable at {out / 'sub' / 'mnt'} (table reads: {len(calls)})"
@@ -121,22 +132,10 @@ def test_the_warm_paths_fresh_tmp_shadowed_mount_moved_during_the_rules_table_re
     try:
         def child(libc, go) -> str:
             confine._check(libc, libc.mount(b"tmpfs", str(mnt).encode(), b"tmpfs", 0, b"size=64k"), "tmpfs")
-            real_read, calls = confine._own_mountpoints, []
-
-            def read(failed):
-                if not calls:
-                    go()
-                calls.append(failed)
-                return real_read(failed)
-            confine._own_mountpoints = read
-            try:
-                confine.isolate(libc, hide=[], writable=[str(writable)], readonly=["/", str(mnt)], fresh_tmp=True)
-            except OSError as exc:
-                return "ok" if "remount" in str(exc) else f"{type(exc).__name__}: {exc}"
-            finally:
-                confine._own_mountpoints = real_read
-                if not calls:
-                    go()
+            refused, calls = _isolate_renaming_at_the_table_read(libc, go, hide=[], writable=[str(writable)],
+                                                                 readonly=["/", str(mnt)], fresh_tmp=True)
+            if refused is not None:
+                return refused
             try:
                 with open(os.path.join(away, "holder", "mnt", "x"), "w") as f:
                     f.write("x")
