@@ -22,6 +22,9 @@ SLOW_FILES: dict[str, str] = {
     "tests/corpus/test_screen_semver.py": "issue 35's screen measure: the semver sample's mutants against the hand-read "
                                           "survivors (21 s at load 10), and every screened mutant of the four benchmark "
                                           "modules run against its whole suite (21-172 s per module at load 10)",
+    "tests/corpus/test_rt_trees_attacks.py": "red team helper-131: a forked child's verdict and report against the "
+                                             "cold run's under a suite that stubs, spies on or limits the parser "
+                                             "(8 cases, a fork-server and a cold run each, ~1.3 s)",
     "tests/corpus/test_rerun.py": "the rerun specifications: two corpus runs of a small module each, an edit between "
                                   "(12 tests, 5.6-12.2 s each at load 6-10; the semver acceptance 152-363 s; red team "
                                   "r35atk's 14 strict xfails and two held cases, 7-33 s each at load ~10)",
