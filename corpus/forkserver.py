@@ -585,6 +585,8 @@ def _swap_run(req: dict, session, out_fd: int) -> int:
     except session.Interrupted:
         code = 2
     ran = stop() if stop is not None else ""
+    if _session_hooks_of_the_suite(session, _SWAP_OWN[0]):
+        return 75       # a test registered one (config.pluginmanager.register): the fork way runs it
     if session.testsfailed:
         code = code or 1
     summary = "\n".join(failed) + f"\n{session.testsfailed} failed, {len(session.items)} selected (swap)\n" + ran
@@ -857,6 +859,29 @@ def _first_order(nodeids: list[str], first: list) -> list[str]:
     return ahead + [n for n in nodeids if key(n) not in rank]
 
 
+# the hooks a pytest session calls around or after its run loop: a swap child calls pytest's own run
+# loop and exits (``_swap_run``), so another implementation of any of them never runs there
+_SESSION_HOOKS = ("pytest_runtestloop", "pytest_sessionfinish", "pytest_terminal_summary", "pytest_unconfigure")
+_SWAP_OWN: list = [None]        # the swap server's own plugin (``_SwapPlugin``), for the check in a child
+
+
+def _session_hooks_of_the_suite(session, own) -> list[str]:
+    """The implementations of ``_SESSION_HOOKS`` that are neither pytest's (its ``_pytest`` modules and
+    their objects) nor the server's own plugin ``own``: a suite's conftest.py or a plugin it loads. A
+    cold run calls each, and one may decide the exit status (``pytest_sessionfinish`` setting
+    ``session.exitstatus`` from what the tests left behind: cold rejects, a swap child skipping it
+    accepted); a session that has any is not served by swapping (every mutant goes the fork way, a
+    fresh ``pytest.main``). Read from the plugin manager after collection, not from the files' text."""
+    found = []
+    for name in _SESSION_HOOKS:
+        for impl in getattr(session.config.pluginmanager.hook, name).get_hookimpls():
+            plugin = impl.plugin
+            where = plugin.__name__ if isinstance(plugin, type(sys)) else type(plugin).__module__
+            if plugin is not own and not (where == "pytest" or where.startswith("_pytest.")):
+                found.append(f"{name} ({impl.plugin_name})")
+    return found
+
+
 class _SwapPlugin:
     """Registered in the server's own ``pytest.main``: once the suite is collected (on the
     conforming artifact), the server serves swap requests from there instead of running tests."""
@@ -868,7 +893,8 @@ class _SwapPlugin:
         import gc
         import json
         _stop_watching_lambdas()
-        ok = not session.testsfailed and bool(session.items)
+        _SWAP_OWN[0] = self
+        ok = not session.testsfailed and bool(session.items) and not _session_hooks_of_the_suite(session, self)
         if ok:
             _register_swap_plugins(session)
             _warm_linecache()

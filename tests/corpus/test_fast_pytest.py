@@ -500,6 +500,55 @@ def test_a_forked_childs_reports_are_the_cold_runs_where_a_verdict_reads_them(se
     assert ("mod.py:2: " if "collection" in case else "test_x.py:9: ") in out, out    # the frames, not the crash alone
 
 
+SESSION_CALC = "def lt(c):\n    return c < 0\n"
+SESSION_TESTS = "import builtins\nimport calc\n\n\ndef test_other():\n    assert calc.lt(-5)\n    builtins.LT0 = calc.lt(0)\n"
+
+
+@pytest.mark.parametrize("conftest, swaps", [
+    # the exit status decided after the run loop from what the test left behind (cold: exit 1)
+    ("import builtins\n\n\ndef pytest_sessionfinish(session, exitstatus):\n"
+     "    if getattr(builtins, 'LT0', False):\n        session.exitstatus = 1\n", False),
+    # a run loop wrapped by the suite, failing the session after its tests
+    ("import builtins\nimport pytest\n\n\n@pytest.hookimpl(wrapper=True)\ndef pytest_runtestloop(session):\n"
+     "    out = yield\n    if getattr(builtins, 'LT0', False):\n        raise session.Failed('lt(0)')\n    return out\n",
+     False),
+    # a teardown of the whole configuration that exits the process with its own code
+    ("import builtins\nimport os\n\n\ndef pytest_unconfigure(config):\n"
+     "    if getattr(builtins, 'LT0', False):\n        os._exit(1)\n", False),
+    # per-test hooks only: the swap child runs each test's protocol, so the session still swaps
+    ("import builtins\n\n\ndef pytest_runtest_teardown(item, nextitem):\n"
+     "    assert not getattr(builtins, 'LT0', False)\n", True),
+    # registered by a fixture while the tests run, after the server looked: the child declines (exit 75)
+    ("import builtins\nimport pytest\n\n\nclass Late:\n    def pytest_sessionfinish(self, session, exitstatus):\n"
+     "        if getattr(builtins, 'LT0', False):\n            session.exitstatus = 1\n\n\n"
+     "@pytest.fixture(autouse=True)\ndef late(request):\n    pm = request.config.pluginmanager\n"
+     "    if not pm.has_plugin('late'):\n        pm.register(Late(), 'late')\n", True),
+], ids=["sessionfinish", "runtestloop wrapper", "unconfigure", "per-test hook", "registered during the tests"])
+def test_a_suite_with_its_own_session_hooks_is_never_judged_by_a_swap(tmp_path, conftest, swaps):
+    """forkserver._session_hooks_of_the_suite: a swap child runs pytest's run loop over the selected
+    tests and exits, so a conftest's ``pytest_sessionfinish``, ``pytest_runtestloop``,
+    ``pytest_terminal_summary`` or ``pytest_unconfigure`` never ran there; one deciding the exit
+    status from what the tests left made the swap accept what plain pytest rejects (``c < 0`` ->
+    ``c <= 0``: the test passes, its hook fails the session). Such a session does not swap: the
+    mutant is judged by a forked ``pytest.main``, with the cold run's verdict."""
+    d = tmp_path
+    (d / "art").mkdir()
+    (d / "art" / "calc.py").write_text(SESSION_CALC)
+    (d / "tests").mkdir()
+    (d / "tests" / "test_calc.py").write_text(SESSION_TESTS)
+    (d / "tests" / "conftest.py").write_text(conftest)
+    (d / "gate.toml").write_text('[gate]\nname = "s"\nkind = "pytest"\ntests = "tests"\n')
+    g = load_gate(d / "gate.toml")
+    mutant = next(m for m in generate(ArtifactSpec("l", "python", "calc.py", SESSION_CALC.encode(), {"role": "code"}),
+                                      "fine") if m.content and b"c <= 0" in m.content)
+    with PytestSession(g, d / "art", "calc.py", workers=1) as s:
+        assert s.swapping is swaps
+        got = s.judge(mutant)
+    cold = judge(g, materialize(d / "art", mutant, d / "cold"), "calc.py")
+    assert got.executor == ("swap" if swaps and "late" not in conftest else "fork")
+    assert got.judgement.verdict is cold.verdict is Verdict.REJECT, (got.judgement.reason, cold.reason)
+
+
 def test_a_swap_childs_failure_line_names_the_crash_place_and_message(gate):
     """A swap child reports a failure by its crash only (forkserver._crash_only_reports: the
     frames are not formatted): the summary line still names the failing test, the crash's file
