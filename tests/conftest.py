@@ -25,6 +25,9 @@ SLOW_FILES: dict[str, str] = {
     "tests/corpus/test_rt_trees_attacks.py": "red team helper-131: a forked child's verdict and report against the "
                                              "cold run's under a suite that stubs, spies on or limits the parser "
                                              "(8 cases, a fork-server and a cold run each, ~1.3 s)",
+    "tests/corpus/test_rt_sess_attacks.py": "red team helper-133: a swap's verdict against the cold run's under a "
+                                            "suite acting at its session's end (9 cases, a session and a cold run "
+                                            "each, 3-6 s; six strict xfails, open)",
     "tests/corpus/test_rerun.py": "the rerun specifications: two corpus runs of a small module each, an edit between "
                                   "(12 tests, 5.6-12.2 s each at load 6-10; the semver acceptance 152-363 s; red team "
                                   "r35atk's 14 strict xfails and two held cases, 7-33 s each at load ~10)",
