@@ -36,9 +36,11 @@ def server():
     s.close()
 
 
-def _both(server, tmp_path, tests: dict[str, str], artifact: dict[str, str], target="mod.py"):
-    """(fork child's verdict, cold run's verdict) of the suite ``tests`` (a gate's tests dir,
-    beside the artifact's copy) on ``artifact``, with the gate's own command line and reading."""
+def fork_and_cold(server, tmp_path, tests: dict[str, str], artifact: dict[str, str], target="mod.py"):
+    """((fork child's exit, verdict), (cold run's exit, verdict), fork's output, cold's output) of the
+    suite ``tests`` (a gate's tests dir, beside the artifact's copy) on ``artifact``, with the gate's
+    own command line and reading. ``server`` None: a server started with the suite's test files as
+    its ``rewrite`` (as PytestSession starts one), closed after the run."""
     work, gdir, home = tmp_path / "artifact", tmp_path / "gate" / "tests", tmp_path / "home"
     for d in (work, gdir, home):
         d.mkdir(parents=True)
@@ -48,15 +50,28 @@ def _both(server, tmp_path, tests: dict[str, str], artifact: dict[str, str], tar
             (root / name).write_text(textwrap.dedent(text))
     env = scrubbed_env({"PYTHONPATH": str(work)}, home=str(home))
     args = ["-q", "-x", "-p", "no:cacheprovider", "--rootdir", str(work), "-c", os.devnull, str(gdir)]
-    # both runs get the same generous limit: under a loaded test-all one fork child outlasted 60 s with no output,
-    # where its cold run took 6 s (not reproduced since); these cases compare outcomes, never speed
-    code, out, err, _ = server.run(args, str(work), env, [str(work), str(work)], 120)
+    own = server is None
+    if own:
+        server = ForkServer(scrubbed_env(home="/tmp"), rewrite=[str(gdir / n) for n in tests if n.endswith(".py")])
+    try:
+        # both runs get the same generous limit: under a loaded test-all one fork child outlasted 60 s with no
+        # output, where its cold run took 6 s (not reproduced since); these cases compare outcomes, never speed
+        code, out, err, _ = server.run(args, str(work), env, [str(work), str(work)], 120)
+    finally:
+        if own:
+            server.close()
     cold = subprocess.run([sys.executable, "-m", "pytest", *args], cwd=work, env=env, capture_output=True,
                           text=True, timeout=120)
     gate = SimpleNamespace(timeout_s=120)
     fork = pytest_verdict(gate, code, out, err, work, target)
     want = pytest_verdict(gate, cold.returncode, cold.stdout, cold.stderr, work, target)
-    return (code, fork.verdict), (cold.returncode, want.verdict), out + err + "\n-- cold --\n" + cold.stdout + cold.stderr
+    return (code, fork.verdict), (cold.returncode, want.verdict), out + err, cold.stdout + cold.stderr
+
+
+def _both(server, tmp_path, tests: dict[str, str], artifact: dict[str, str], target="mod.py"):
+    """(fork child's verdict, cold run's verdict, both outputs) of ``fork_and_cold``."""
+    fork, cold, out, cout = fork_and_cold(server, tmp_path, tests, artifact, target)
+    return fork, cold, out + "\n-- cold --\n" + cout
 
 
 APPLY = {"mod.py": "def apply(f, v):\n    return f(v)\n"}

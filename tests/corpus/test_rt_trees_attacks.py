@@ -11,15 +11,9 @@ afternoon); every case passes on main and is the spec, beside test_rv2_attacks.p
 Each test compares the fork child's (exit code, verdict) -- and where it says so, its output lines -- with the
 cold run's (``python -m pytest`` with the same args), as test_fork_reports_attacks._both does, but with a server
 given the suite's test files as ``rewrite`` (what PytestSession starts it with)."""
-import os
 import re
-import subprocess
-import sys
-import textwrap
-from types import SimpleNamespace
 
-from corpus.forkserver import ForkServer
-from corpus.gates import pytest_verdict, scrubbed_env
+from tests.corpus.test_fork_reports_attacks import fork_and_cold
 
 
 def _lines(text: str) -> list[str]:
@@ -29,30 +23,10 @@ def _lines(text: str) -> list[str]:
     return text.splitlines()
 
 
-def _both(tmp_path, tests: dict[str, str], artifact: dict[str, str], target="mod.py", extra_args=()):
+def _both(tmp_path, tests: dict[str, str], artifact: dict[str, str]):
     """(fork verdict, cold verdict, fork output, cold output) of the suite ``tests`` on ``artifact``,
-    the fork server warmed with the suite's test files."""
-    work, gdir, home = tmp_path / "artifact", tmp_path / "gate" / "tests", tmp_path / "home"
-    for d in (work, gdir, home):
-        d.mkdir(parents=True)
-    for root, files in ((work, artifact), (gdir, tests)):
-        for name, text in files.items():
-            (root / name).parent.mkdir(parents=True, exist_ok=True)
-            (root / name).write_text(textwrap.dedent(text))
-    env = scrubbed_env({"PYTHONPATH": str(work)}, home=str(home))
-    args = ["-q", "-x", "-p", "no:cacheprovider", "--rootdir", str(work), "-c", os.devnull, *extra_args, str(gdir)]
-    rewrite = [str(gdir / n) for n in tests if n.endswith(".py")]
-    server = ForkServer(scrubbed_env(home="/tmp"), rewrite=rewrite)
-    try:
-        code, out, err, _ = server.run(args, str(work), env, [str(work), str(work)], 120)
-    finally:
-        server.close()
-    cold = subprocess.run([sys.executable, "-m", "pytest", *args], cwd=work, env=env, capture_output=True,
-                          text=True, timeout=120)
-    gate = SimpleNamespace(timeout_s=120)
-    fork = pytest_verdict(gate, code, out, err, work, target)
-    want = pytest_verdict(gate, cold.returncode, cold.stdout, cold.stderr, work, target)
-    return (code, fork.verdict), (cold.returncode, want.verdict), out + err, cold.stdout + cold.stderr
+    the fork server started with the suite's test files (test_fork_reports_attacks.fork_and_cold)."""
+    return fork_and_cold(None, tmp_path, tests, artifact)
 
 
 HALF = {"mod.py": "def half(v):\n    return v // 2\n"}      # a mutant: half(4) == 2, the test wants 3
