@@ -585,7 +585,7 @@ def _swap_run(req: dict, session, out_fd: int) -> int:
     except session.Interrupted:
         code = 2
     ran = stop() if stop is not None else ""
-    if _session_hooks_of_the_suite(session, _SWAP_OWN[0]):
+    if _session_hooks_of_the_suite(session):
         return 75       # a test registered one (config.pluginmanager.register): the fork way runs it
     if session.testsfailed:
         code = code or 1
@@ -862,28 +862,39 @@ def _first_order(nodeids: list[str], first: list) -> list[str]:
 # the hooks a pytest session calls around or after its run loop: a swap child calls pytest's own run
 # loop and exits (``_swap_run``), so another implementation of any of them never runs there
 _SESSION_HOOKS = ("pytest_runtestloop", "pytest_sessionfinish", "pytest_terminal_summary", "pytest_unconfigure")
-_SWAP_OWN: list = [None]        # the swap server's own plugin (``_SwapPlugin``), for the check in a child
+_PYTESTS_OWN: dict = {}     # hook function -> compiled from a file of the _pytest package (read once per function)
 
 
-def _session_hooks_of_the_suite(session, own) -> list[str]:
+def _session_hooks_of_the_suite(session) -> list[str]:
     """The implementations of ``_SESSION_HOOKS`` that are neither pytest's (a function compiled from a
-    file of the ``_pytest`` package) nor the server's own plugin ``own``: a suite's conftest.py or a plugin it loads. A
-    cold run calls each, and one may decide the exit status (``pytest_sessionfinish`` setting
+    file of the ``_pytest`` package) nor the server's own ``_SwapPlugin``: a suite's conftest.py or a plugin
+    it loads. A cold run calls each, and one may decide the exit status (``pytest_sessionfinish`` setting
     ``session.exitstatus`` from what the tests left behind: cold rejects, a swap child skipping it
     accepted); a session that has any is not served by swapping (every mutant goes the fork way, a
-    fresh ``pytest.main``). Read from the plugin manager after collection, not from the files' text."""
-    import _pytest
-    home = os.path.dirname(os.path.realpath(_pytest.__file__)) + os.sep
+    fresh ``pytest.main``). Read from the plugin manager after collection, not from the files' text;
+    pytest's own is told by where the code was compiled from, not by a name the suite can set (red team
+    helper-133: a class claiming ``__module__ = "_pytest.x"``, a conftest renaming itself)."""
     found = []
     for name in _SESSION_HOOKS:
         for impl in getattr(session.config.pluginmanager.hook, name).get_hookimpls():
-            # pytest's by where its code was compiled from, not by a name the suite can set
-            # (red team helper-133: a class claiming ``__module__ = "_pytest.x"``, a conftest renaming itself)
-            code = getattr(impl.function, "__code__", None)
-            filename = os.path.realpath(code.co_filename) if code is not None else ""
-            if impl.plugin is not own and not filename.startswith(home):
+            if not isinstance(impl.plugin, _SwapPlugin) and not _compiled_in_pytest(impl.function):
                 found.append(f"{name} ({impl.plugin_name})")
     return found
+
+
+def _compiled_in_pytest(fn) -> bool:
+    """Was ``fn`` compiled from a file of the ``_pytest`` package? Read once per function (the server reads
+    pytest's before it forks, so a swap child's check after its tests reads only what its tests registered)."""
+    import _pytest
+    try:
+        own = _PYTESTS_OWN.get(fn)
+        if own is None:
+            home = os.path.dirname(os.path.realpath(_pytest.__file__)) + os.sep
+            code = getattr(fn, "__code__", None)
+            own = _PYTESTS_OWN[fn] = code is not None and os.path.realpath(code.co_filename).startswith(home)
+    except Exception:       # noqa: BLE001 - a hook object that cannot be read (or hashed) is not pytest's
+        return False
+    return bool(own)
 
 
 class _SwapPlugin:
@@ -897,8 +908,7 @@ class _SwapPlugin:
         import gc
         import json
         _stop_watching_lambdas()
-        _SWAP_OWN[0] = self
-        ok = not session.testsfailed and bool(session.items) and not _session_hooks_of_the_suite(session, self)
+        ok = not session.testsfailed and bool(session.items) and not _session_hooks_of_the_suite(session)
         if ok:
             _register_swap_plugins(session)
             _warm_linecache()
