@@ -50,8 +50,11 @@ def _preload(names: list[str]) -> None:
     import _pytest.config as cfg
     import pytest  # noqa: F401
     names = _ALWAYS + list(names)
-    for name in list(cfg.default_plugins) + names:
+    for name in list(cfg.default_plugins) + ["", *names]:
         if name in ("cacheprovider", "stepwise"):  # -p no:cacheprovider: never imported cold
+            continue
+        if name == "":          # pytest's own, before anything else is imported: what its hooks are
+            _note_pytests_functions()
             continue
         try:
             __import__(name if name in names else f"_pytest.{name}")
@@ -585,8 +588,8 @@ def _swap_run(req: dict, session, out_fd: int) -> int:
     except session.Interrupted:
         code = 2
     ran = stop() if stop is not None else ""
-    if _session_hooks_of_the_suite(session):
-        return 75       # a test registered one (config.pluginmanager.register): the fork way runs it
+    if not _session_impls_unchanged(session):
+        return 75       # a test registered or rewrote one (config.pluginmanager.register): the fork way runs it
     if session.testsfailed:
         code = code or 1
     summary = "\n".join(failed) + f"\n{session.testsfailed} failed, {len(session.items)} selected (swap)\n" + ran
@@ -862,39 +865,72 @@ def _first_order(nodeids: list[str], first: list) -> list[str]:
 # the hooks a pytest session calls around or after its run loop: a swap child calls pytest's own run
 # loop and exits (``_swap_run``), so another implementation of any of them never runs there
 _SESSION_HOOKS = ("pytest_runtestloop", "pytest_sessionfinish", "pytest_terminal_summary", "pytest_unconfigure")
-_PYTESTS_OWN: dict = {}     # hook function -> compiled from a file of the _pytest package (read once per function)
+# id -> (function, its code) for every function of pytest's own modules, noted in a server before any other
+# module is imported (``_preload``); and the session's implementations of _SESSION_HOOKS as the swap server
+# found them after collection (what a swap child compares its own with after its tests)
+_PYTESTS_FUNCTIONS: dict[int, tuple] = {}
+_SESSION_IMPLS: list = [None]
 
 
-def _session_hooks_of_the_suite(session) -> list[str]:
-    """The implementations of ``_SESSION_HOOKS`` that are neither pytest's (a function compiled from a
-    file of the ``_pytest`` package) nor the server's own ``_SwapPlugin``: a suite's conftest.py or a plugin
-    it loads. A cold run calls each, and one may decide the exit status (``pytest_sessionfinish`` setting
-    ``session.exitstatus`` from what the tests left behind: cold rejects, a swap child skipping it
-    accepted); a session that has any is not served by swapping (every mutant goes the fork way, a
-    fresh ``pytest.main``). Read from the plugin manager after collection, not from the files' text;
-    pytest's own is told by where the code was compiled from, not by a name the suite can set (red team
-    helper-133: a class claiming ``__module__ = "_pytest.x"``, a conftest renaming itself)."""
-    found = []
+def _note_pytests_functions() -> None:
+    """Note every function of the loaded ``_pytest`` modules (module level, and their classes' methods),
+    with its code object: pytest's own hook implementations, known by identity, not by a name, a module
+    or a file name the suite could set (red team helper-133, reviewer helper-134)."""
+    import types
+
+    import _pytest.config as cfg
+    for name in cfg.default_plugins:        # each, by its _pytest name (the preload's list holds a stdlib
+        try:                                # "faulthandler" that shadows pytest's plugin of that name)
+            __import__(f"_pytest.{name}")
+        except Exception:  # noqa: BLE001 - not pytest's then: such a session forks
+            pass
+    for mod_name, mod in list(sys.modules.items()):
+        if mod_name != "_pytest" and not mod_name.startswith("_pytest."):
+            continue
+        for v in list(vars(mod).values()):
+            for f in [v, *(vars(v).values() if isinstance(v, type) and v.__module__ == mod_name else ())]:
+                f = getattr(f, "__func__", f) if isinstance(f, (staticmethod, classmethod)) else f
+                if type(f) is types.FunctionType:
+                    _PYTESTS_FUNCTIONS[id(f)] = (f, f.__code__)
+
+
+def _session_impls(session) -> tuple:
+    """(hook implementation, its function, that function's code) for each implementation of
+    ``_SESSION_HOOKS``, compared by identity only (nothing of the suite's runs: ``type`` and the
+    attributes of real function and method objects)."""
+    import types
+    out = []
     for name in _SESSION_HOOKS:
         for impl in getattr(session.config.pluginmanager.hook, name).get_hookimpls():
-            if not isinstance(impl.plugin, _SwapPlugin) and not _compiled_in_pytest(impl.function):
-                found.append(f"{name} ({impl.plugin_name})")
-    return found
+            fn = impl.function
+            f = fn.__func__ if type(fn) is types.MethodType else fn
+            out.append((impl, f, f.__code__ if type(f) is types.FunctionType else None))
+    return tuple(out)
 
 
-def _compiled_in_pytest(fn) -> bool:
-    """Was ``fn`` compiled from a file of the ``_pytest`` package? Read once per function (the server reads
-    pytest's before it forks, so a swap child's check after its tests reads only what its tests registered)."""
-    import _pytest
-    try:
-        own = _PYTESTS_OWN.get(fn)
-        if own is None:
-            home = os.path.dirname(os.path.realpath(_pytest.__file__)) + os.sep
-            code = getattr(fn, "__code__", None)
-            own = _PYTESTS_OWN[fn] = code is not None and os.path.realpath(code.co_filename).startswith(home)
-    except Exception:       # noqa: BLE001 - a hook object that cannot be read (or hashed) is not pytest's
-        return False
-    return bool(own)
+def _only_pytests_session_hooks(session) -> bool:
+    """Are all of the session's implementations of ``_SESSION_HOOKS`` pytest's own (a function noted by
+    ``_note_pytests_functions``, its code unchanged) or the server's ``_SwapPlugin``? A cold run calls
+    each, and one of a suite's conftest.py or plugin may decide the exit status (``pytest_sessionfinish``
+    setting ``session.exitstatus`` from what the tests left behind: cold rejects, a swap child skipping
+    it accepted); a session with any other is not served by swapping (every mutant goes the fork way, a
+    fresh ``pytest.main``). Read from the plugin manager after collection, not from the files' text."""
+    impls = _session_impls(session)
+    _SESSION_IMPLS[0] = impls
+    for impl, f, code in impls:
+        noted = _PYTESTS_FUNCTIONS.get(id(f))
+        if type(impl.plugin) is not _SwapPlugin and not (noted and noted[0] is f and noted[1] is code):
+            return False
+    return True
+
+
+def _session_impls_unchanged(session) -> bool:
+    """In a swap child after its tests: the session's implementations of ``_SESSION_HOOKS`` are the
+    ones the server checked, each with the same code (a test registering one, or replacing the code of
+    one, makes the child exit 75: the fork way runs the session's end)."""
+    now, then = _session_impls(session), _SESSION_IMPLS[0]
+    return then is not None and len(now) == len(then) and all(
+        a is b for old, new in zip(then, now) for a, b in zip(old, new))
 
 
 class _SwapPlugin:
@@ -908,7 +944,7 @@ class _SwapPlugin:
         import gc
         import json
         _stop_watching_lambdas()
-        ok = not session.testsfailed and bool(session.items) and not _session_hooks_of_the_suite(session)
+        ok = not session.testsfailed and bool(session.items) and _only_pytests_session_hooks(session)
         if ok:
             _register_swap_plugins(session)
             _warm_linecache()

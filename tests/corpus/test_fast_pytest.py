@@ -525,7 +525,7 @@ SESSION_TESTS = "import builtins\nimport calc\n\n\ndef test_other():\n    assert
      "    if not pm.has_plugin('late'):\n        pm.register(Late(), 'late')\n", True),
 ], ids=["sessionfinish", "runtestloop wrapper", "unconfigure", "per-test hook", "registered during the tests"])
 def test_a_suite_with_its_own_session_hooks_is_never_judged_by_a_swap(tmp_path, conftest, swaps):
-    """forkserver._session_hooks_of_the_suite: a swap child runs pytest's run loop over the selected
+    """forkserver._only_pytests_session_hooks: a swap child runs pytest's run loop over the selected
     tests and exits, so a conftest's ``pytest_sessionfinish``, ``pytest_runtestloop``,
     ``pytest_terminal_summary`` or ``pytest_unconfigure`` never ran there; one deciding the exit
     status from what the tests left made the swap accept what plain pytest rejects (``c < 0`` ->

@@ -1,11 +1,13 @@
 """A swap never more lenient than the cold run, whatever the suite does at the end of its session.
 
-Red team helper-133 against 76c0d39 (forkserver._session_hooks_of_the_suite: a suite implementing
+Red team helper-133 against 76c0d39 (forkserver._only_pytests_session_hooks: a suite implementing
 ``pytest_runtestloop``, ``pytest_sessionfinish``, ``pytest_terminal_summary`` or ``pytest_unconfigure``
 is not served by swapping): suites for which a function-body mutant (``c < 0`` -> ``c <= 0``) judged
 by a swap child got a verdict more lenient than the cold run's. All eight were older than 76c0d39.
-The two that named themselves pytest's are closed (pytest's own is now told by where the hook's code
-was compiled from). The other six are open, strict xfails: a swap child runs pytest's run loop and
+The two that named themselves pytest's are closed: pytest's own hooks are now known by identity (each
+function of pytest's modules and its code object, noted before any other module is imported), which also
+closes reviewer helper-134's two (a hook compiled with a pytest file name; a pytest hook's code replaced by
+a test). The other six are open, strict xfails: a swap child runs pytest's run loop and
 exits, so nothing of the session's end runs there (a ``pytest_cmdline_main`` wrapper, a
 ``config.add_cleanup`` callback, pytest's own unconfigure collecting garbage under warnings-as-errors,
 an atexit handler, a patched ``_pytest.main._main``); and coverage-based selection runs only the tests
@@ -44,7 +46,7 @@ def _judge_both(d, conftest, tests=TESTS, extra=None):
 
 
 CASES = {
-    # a session hook whose class claims to be pytest's: _session_hooks_of_the_suite reads
+    # a session hook whose class claims to be pytest's: the first check read
     # type(plugin).__module__ and takes it for pytest's own
     "spoofed class module": (
         "import builtins\n\n\nclass Finish:\n    __module__ = '_pytest.finish'\n\n"
@@ -55,6 +57,17 @@ CASES = {
     "spoofed conftest name": (
         "import builtins\n__name__ = '_pytest.conftest'\n\n\ndef pytest_sessionfinish(session, exitstatus):\n"
         "    if getattr(builtins, 'LT0', False):\n        session.exitstatus = 1\n"),
+    # reviewer helper-134: a hook whose code claims a file of pytest's package (the second check read co_filename)
+    "spoofed code file name": (
+        "import builtins\nimport os\nimport types\nimport _pytest\n\n\ndef _f(session, exitstatus):\n"
+        "    if getattr(builtins, 'LT0', False):\n        session.exitstatus = 1\n\n\n"
+        "pytest_sessionfinish = types.FunctionType(_f.__code__.replace(\n"
+        "    co_filename=os.path.join(_pytest.__path__[0], 'main.py')), globals())\n"),
+    # reviewer helper-134: a test replaces the code of one of pytest's own session hooks (a cache by function missed it)
+    "spoofed pytest hook code": (
+        "import pytest\nimport _pytest.tmpdir as T\n\n\ndef _evil(session, exitstatus):\n    import builtins\n"
+        "    if getattr(builtins, 'LT0', False):\n        session.exitstatus = 1\n\n\n"
+        "@pytest.fixture(autouse=True)\ndef swap_code():\n    yield\n    T.pytest_sessionfinish.__code__ = _evil.__code__\n"),
     # a wrapper of pytest_cmdline_main (not one of the four hooks): cold, it wraps the whole run
     # and decides the exit code; the swap child never returns through it
     "cmdline_main wrapper": (
