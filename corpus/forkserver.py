@@ -484,10 +484,10 @@ def _prepare_swap(req: dict) -> None:
 def _swap_target(req: dict):
     """(the live function object named by ``req["qualname"]`` in the module loaded from
     ``req["module_file"]``, its mutated code object), or None when either cannot be found.
-    A ``staticmethod`` or ``classmethod`` is found through its function (its ``__func__``).
+    A ``staticmethod``, ``classmethod``, ``property`` or ``cached_property`` is found through its
+    functions (``_functions_of``).
     The mutated code comes compiled (``req["codes"]``: marshalled code objects of every def of
     that qualified name, as ``fast_pytest.function_codes`` makes them) or as ``req["source"]``."""
-    import types
     if req["module_file"] not in _MODULE_BY_FILE:
         _prepare_swap(req)
     mod = _MODULE_BY_FILE[req["module_file"]]
@@ -500,17 +500,37 @@ def _swap_target(req: dict):
         owner = vars(owner).get(part) if hasattr(owner, "__dict__") else None
         if not isinstance(owner, type):
             return None
-    fn = vars(owner).get(name)
-    if isinstance(fn, (staticmethod, classmethod)):
-        fn = fn.__func__
-    if not isinstance(fn, types.FunctionType) or fn.__code__.co_qualname != req["qualname"]:
-        return None
+    live = _functions_of(vars(owner).get(name), req["qualname"])
     found = _mutated_codes(req, filename)
-    # several defs of one name (typing.overload stubs, then the implementation): the live one's line
-    found = [c for c in found if c.co_firstlineno == fn.__code__.co_firstlineno]
-    if len(found) != 1 or len(found[0].co_freevars) != len(fn.__code__.co_freevars):
+    # several defs of one name (typing.overload stubs, then the implementation; a property's
+    # getter and setter): each live one by its line, and the one whose code the mutant changed
+    pairs = [(fn, c) for fn in live for c in found if c.co_firstlineno == fn.__code__.co_firstlineno]
+    if len(pairs) != len(live) or len({fn.__code__.co_firstlineno for fn in live}) != len(live):
         return None
-    return fn, found[0]
+    changed = [(fn, c) for fn, c in pairs if c != fn.__code__] if len(pairs) > 1 else pairs
+    if len(changed) != 1 or len(changed[0][1].co_freevars) != len(changed[0][0].__code__.co_freevars):
+        return None
+    return changed[0]
+
+
+def _functions_of(attr, qualname: str) -> list:
+    """The function objects a class or module attribute calls, each compiled from a def named
+    ``qualname``: the function itself, a ``staticmethod``'s or ``classmethod``'s (``__func__``),
+    a ``property``'s getter, setter and deleter, a ``functools.cached_property``'s ``func``.
+    Empty when any of them is not a plain function of that name (then no swap: the fork way)."""
+    import functools
+    import types
+    if isinstance(attr, (staticmethod, classmethod)):
+        fns = [attr.__func__]
+    elif type(attr) is property:
+        fns = [f for f in (attr.fget, attr.fset, attr.fdel) if f is not None]
+    elif type(attr) is functools.cached_property:
+        fns = [attr.func]
+    else:
+        fns = [attr]
+    if not fns or any(not isinstance(f, types.FunctionType) or f.__code__.co_qualname != qualname for f in fns):
+        return []
+    return fns
 
 
 def _mutated_codes(req: dict, filename: str) -> list:

@@ -411,6 +411,46 @@ def test_a_static_or_class_methods_mutant_is_swapped_and_judged_as_cold(tmp_path
     assert by_note["L15: [n] * 2 -> [n] / 2"].executor == "swap"          # in the class method
 
 
+PROP_MOD = ("import functools\n\n\nclass Box:\n"
+            "    def __init__(self, n):\n        self._n = n\n\n"
+            "    @property\n    def n(self):\n        return self._n + 0\n\n"
+            "    @n.setter\n    def n(self, v):\n        self._n = v * 1\n\n"
+            "    @functools.cached_property\n    def twice(self):\n        return self._n * 2\n")
+PROP_TESTS = ("from pmod import Box\n\n\n"
+              "def test_get():\n    assert Box(3).n == 3\n\n\n"
+              "def test_set():\n    b = Box(1)\n    b.n = 5\n    assert b._n == 5 and type(b._n) is int\n\n\n"
+              "def test_twice():\n    assert Box(4).twice == 8 and type(Box(4).twice) is int\n")
+
+
+def test_a_propertys_functions_are_swapped_and_judged_as_cold(tmp_path):
+    """issue 35: semver's five ``@property`` getters (``return self._major`` -> ``return``) were judged by a
+    whole-suite fork each: the class attribute is a property, not a function, and the swap child exited 75.
+    A property's getter, setter (the same qualified name, told apart by its line and by which code the mutant
+    changed) and a cached_property's function are swapped now, with the cold verdicts."""
+    art, gdir = tmp_path / "art", tmp_path / "gate"
+    art.mkdir()
+    (gdir / "tests").mkdir(parents=True)
+    (art / "pmod.py").write_text(PROP_MOD)
+    (gdir / "tests" / "test_pmod.py").write_text(PROP_TESTS)
+    (gdir / "gate.toml").write_text('[gate]\nname = "p"\nkind = "pytest"\ntests = "tests"\ntimeout_s = 60\n')
+    g = load_gate(gdir / "gate.toml")
+    muts = [m for m in generate(ArtifactSpec("p", "python", "pmod.py", PROP_MOD.encode(), {"role": "code"}), "fine")
+            if m.label == "destroying"]
+    with PytestSession(g, art, "pmod.py", workers=2) as s:
+        assert s.swapping
+        fast = s.judge_all(muts)
+    with ThreadPoolExecutor(2) as ex:
+        cold = list(ex.map(lambda m: _cold_in(g, art, m, "pmod.py"), muts))
+    assert [f.judgement.verdict for f in fast] == cold, [
+        (m.note, f.executor, f.judgement.verdict, c) for m, f, c in zip(muts, fast, cold) if f.judgement.verdict != c]
+    by_note = {m.note: f for m, f in zip(muts, fast)}
+    for note in ("L10: self._n + 0 -> self._n - 0", "L14: v * 1 -> v / 1", "L18: self._n * 2 -> self._n / 2"):
+        assert by_note[note].executor == "swap", (note, by_note[note])
+    assert by_note["L10: self._n + 0 -> self._n - 0"].judgement.verdict is Verdict.ACCEPT    # equal, as cold
+    assert by_note["L14: v * 1 -> v / 1"].judgement.verdict is Verdict.REJECT               # 5.0 is no int
+    assert by_note["L18: self._n * 2 -> self._n / 2"].judgement.verdict is Verdict.REJECT
+
+
 def test_the_mutants_bytecode_file_is_the_one_the_import_system_uses(tmp_path):
     import subprocess
     import sys
