@@ -733,29 +733,46 @@ def _mutants(spec: ArtifactSpec, op: str) -> list[tuple]:
                                        f"accumulator read only as its residue's zero test, negated]")
         elif label == DESTROYING and (found := screen(spec.text, original, stmt, op)) is not None:
             label, note = EQUIVALENT, f"{note or _code(node) + ' -> ' + _code(new)} [equivalent: {found[0]}: {found[1]}]"
-        code = spec.text[:lo] + lines_kept(unit, mutated) + spec.text[hi:]
+        code = spec.text[:lo] + lines_kept(unit, mutated, prefix) + spec.text[hi:]
         out.append((code.encode(), f"L{line}: {note or _code(node) + ' -> ' + _code(new)}", label, True))
     return out
 
 
-_LINE_END = re.compile(r"\r\n?|\n")
+_LINE = re.compile(r"[^\r\n]*(?:\r\n?|\n)|[^\r\n]+\Z")     # a line with its end (Python's three line ends)
 
 
-def lines_kept(unit: str, mutated: str) -> str:
-    """``mutated`` (a unit's mutated text, ``_mutated_unit``) followed by as many empty lines as it
-    has fewer than ``unit``, so that every line after the unit keeps its number: removing a
-    two-line ``except`` clause, a call spread over lines or a multi-line ``return`` value leaves
-    the module's other functions line for line as they were. Appended after the unit's own last
-    line end (a unit is a whole statement or def, so the place is between two statements, where an
-    empty line is no token: the compiled code differs from the unpadded mutant's in positions
-    alone, tests/corpus/test_fine_lines.py). Why: any other function whose lines moved is a second
-    changed code object, and such a mutant was judged by a whole-suite pytest run per mutant
-    instead of a swap of its one function (issue 35: 4 of ordered-set's 28 whole-suite runs, 3 of
-    semver's). Cold and fast paths judge this same text."""
-    lost = len(_LINE_END.findall(unit)) - len(_LINE_END.findall(mutated))
-    if lost <= 0 or not mutated.endswith(("\n", "\r")) or not unit.endswith(("\n", "\r")):
+def lines_kept(unit: str, mutated: str, prefix: str | None = None) -> str:
+    """``mutated`` (a unit's mutated text, ``_mutated_unit``) with as many empty lines as it has
+    fewer than ``unit``, so that every line after the change keeps its number: removing a two-line
+    ``except`` clause, a multi-line ``return`` value or an argument of a call spread over lines
+    leaves the rest of the function, and every other function, line for line as it was. Why: any
+    other function whose lines moved is a second changed code object, and such a mutant was judged
+    by a whole-suite pytest run instead of a swap of its one function (issue 35: 4 of
+    ordered-set's 28 whole-suite runs, 3 of semver's); and the coverage map selects tests by the
+    changed lines, which should be the change's own.
+
+    The empty lines go where the change ends (before the lines the unit and the mutant end with
+    alike), else after the unit's last line. A place is taken only when the unit, so padded,
+    compiles to the unpadded mutant's code but for positions (``identical_bytecode``, under the
+    unit's ``prefix``): an empty line inside a string would change it and is refused. Cold and fast
+    paths judge this same text (tests/corpus/test_fine_lines.py)."""
+    a, b = _LINE.findall(unit), _LINE.findall(mutated)
+    lost = len(a) - len(b)
+    if lost <= 0 or not b or not b[-1].endswith(("\n", "\r")):
         return mutated
-    return mutated + _LINE_END.search(unit[-2:]).group() * lost  # type: ignore[union-attr]
+    suffix = 0
+    while suffix < len(b) and a[-1 - suffix] == b[-1 - suffix]:
+        suffix += 1
+    at = len(b) - suffix
+    newline = _LINE_END.search(b[at - 1] if at else b[0]).group()  # type: ignore[union-attr]
+    for where in dict.fromkeys((at, len(b))):
+        padded = "".join(b[:where]) + newline * lost + "".join(b[where:])
+        if identical_bytecode((prefix or "") + padded, (prefix or "") + mutated):
+            return padded
+    return mutated
+
+
+_LINE_END = re.compile(r"\r\n?|\n")
 
 
 def _fine(name: str, examples: list[tuple]):

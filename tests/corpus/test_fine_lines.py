@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from corpus.coverage_map import changed_lines
 from corpus.model import ArtifactSpec
 from corpus.operators import fine, generate
 from corpus.workdir import materialize
@@ -48,7 +49,7 @@ def _fine(path: Path) -> list:
 def test_no_mutant_moves_a_line_and_the_padding_is_no_code(path, monkeypatch):
     source = path.read_text()
     padded = _fine(path)
-    monkeypatch.setattr(fine, "lines_kept", lambda unit, mutated: mutated)
+    monkeypatch.setattr(fine, "lines_kept", lambda unit, mutated, prefix=None: mutated)
     plain = _fine(path)
     assert [m.note for m in padded] == [m.note for m in plain]
     moved = 0
@@ -70,40 +71,52 @@ def test_no_mutant_moves_a_line_and_the_padding_is_no_code(path, monkeypatch):
     ("x = g(\n    1)\n", "x = g()\n", "x = g()\n\n"),
     ("x = g(1)\n", "x = g(\n    1)\n", "x = g(\n    1)\n"),         # a longer unit is left as it is
     ("x = g(\n    1)", "x = g()", "x = g()"),                       # the file's last line, no line end: as it is
+    ("def f():\n    return g(\n        1)\n\n", "def f():\n    return\n\n",   # before the unit's own blank lines
+     "def f():\n    return\n\n\n"),
+    ("def f():\n    return g(\n        1)\n    # c\n \n", "def f():\n    return\n    # c\n \n",
+     "def f():\n    return\n\n    # c\n \n"),                      # where the change ends
+    ('s = f(1,\n      2) + """\ntail"""\n', 's = f(1) + """\ntail"""\n',   # not inside a string: after the unit
+     's = f(1) + """\ntail"""\n\n'),
 ])
 def test_lines_kept(unit, mutated, want):
     assert fine.lines_kept(unit, mutated) == want
 
 
-CALC = '''def parse(text):
-    try:
-        return int(text)
-    except ValueError:
-        return None
+CALC = '''class Calc:
+    def parse(self, text):
+        value = None
+        try:
+            value = int(text)
+        except ValueError:
+            value = None
+        return value
 
-
-def total(items):
-    return sum(
-        parse(i) or 0
-        for i in items
-    )
+    @staticmethod
+    def total(items):
+        return sum(
+            Calc().parse(i) or 0
+            for i in items
+        )
 '''
-TESTS = '''from calc import parse, total
+TESTS = '''from calc import Calc
 
 
 def test_parse():
-    assert parse("3") == 3
+    assert Calc().parse("3") == 3
 
 
 def test_total():
-    assert total(["1", "x", "2"]) == 3
+    assert Calc.total(["1", "x", "2"]) == 3
 '''
 
 
 def test_a_removed_two_line_handler_is_judged_by_swapping_its_function(tmp_path):
     """Removing ``except ValueError: return None`` shortens ``parse`` by two lines; ``total`` below it keeps its
     lines, so the mutant changes ``parse``'s code alone and is judged by a swap, with the fork path's verdict
-    (test_total's ``"x"`` now raises: rejected)."""
+    (test_total's ``"x"`` now raises: rejected). The empty lines go where the removed clause was, before
+    ``return value``: after it, the changed lines would reach the blank line after the method (difflib counts
+    the lines on both sides of an insertion), outside any function, and select the whole suite, as on
+    ordered-set's ``update``."""
     from corpus.fast_pytest import PytestSession
     from corpus.gates import judge, load_gate
     (tmp_path / "art").mkdir()
@@ -113,6 +126,7 @@ def test_a_removed_two_line_handler_is_judged_by_swapping_its_function(tmp_path)
     gate = load_gate(write_pytest_gate(tmp_path, "lines"))
     mutant = next(m for m in _fine(tmp_path / "art" / "calc.py") if m.operator == "remove_handler")
     assert _lines(mutant.content.decode()) == _lines(CALC)
+    assert changed_lines(CALC, mutant.content.decode()) == {4, 6, 7}
     with PytestSession(gate, tmp_path / "art", "calc.py", workers=1) as s:
         assert s.swapping
         swapped = s.judge(mutant)
