@@ -299,6 +299,7 @@ class PytestSession:
         assert mutant.content is not None
         req = {"module_file": self._module_file, "qualname": qualname, "control": self._control,
                "codes": function_codes(mutant.content, qualname), "nodeids": selected,
+               "originals": function_codes(self.map.source.encode("utf-8"), qualname) if self.map else [],
                "trace": os.sep + self.target if self.record_ran else ""}
         done = self._swap_child(mutant, req, selected)
         if done is None:

@@ -487,7 +487,8 @@ def _swap_target(req: dict):
     A ``staticmethod``, ``classmethod``, ``property`` or ``cached_property`` is found through its
     functions (``_functions_of``).
     The mutated code comes compiled (``req["codes"]``: marshalled code objects of every def of
-    that qualified name, as ``fast_pytest.function_codes`` makes them) or as ``req["source"]``."""
+    that qualified name, as ``fast_pytest.function_codes`` makes them) or as ``req["source"]``;
+    the conforming module's defs of that name as ``req["originals"]`` (none: no swap)."""
     if req["module_file"] not in _MODULE_BY_FILE:
         _prepare_swap(req)
     mod = _MODULE_BY_FILE[req["module_file"]]
@@ -502,12 +503,20 @@ def _swap_target(req: dict):
             return None
     live = _functions_of(vars(owner).get(name), req["qualname"])
     found = _mutated_codes(req, filename)
-    # several defs of one name (typing.overload stubs, then the implementation; a property's
-    # getter and setter): each live one by its line, and the one whose code the mutant changed
-    pairs = [(fn, c) for fn in live for c in found if c.co_firstlineno == fn.__code__.co_firstlineno]
-    if len(pairs) != len(live) or len({fn.__code__.co_firstlineno for fn in live}) != len(live):
-        return None
-    changed = [(fn, c) for fn, c in pairs if c != fn.__code__] if len(pairs) > 1 else pairs
+    originals = _mutated_codes({"codes": req.get("originals") or []}, filename)
+    # several defs of one name (typing.overload stubs, then the implementation; a property's getter
+    # and setter; a def a later def of the name replaced, still bound under another name): each live
+    # one by its line, as the conforming module compiled it (else something rewrote it at import),
+    # and exactly one of them the mutant changed; a changed def no live function runs: the fork way
+    by_line = {}
+    for fn in live:
+        line = fn.__code__.co_firstlineno
+        mine = [c for c in found if c.co_firstlineno == line]
+        was = [c for c in originals if c.co_firstlineno == line]
+        if line in by_line or len(mine) != 1 or len(was) != 1 or was[0] != fn.__code__:
+            return None
+        by_line[line] = (fn, mine[0])
+    changed = [(fn, c) for fn, c in by_line.values() if c != fn.__code__]
     if len(changed) != 1 or len(changed[0][1].co_freevars) != len(changed[0][0].__code__.co_freevars):
         return None
     return changed[0]

@@ -733,7 +733,10 @@ def _mutants(spec: ArtifactSpec, op: str) -> list[tuple]:
                                        f"accumulator read only as its residue's zero test, negated]")
         elif label == DESTROYING and (found := screen(spec.text, original, stmt, op)) is not None:
             label, note = EQUIVALENT, f"{note or _code(node) + ' -> ' + _code(new)} [equivalent: {found[0]}: {found[1]}]"
-        code = spec.text[:lo] + lines_kept(unit, mutated, prefix) + spec.text[hi:]
+        code = spec.text[:lo] + mutated + spec.text[hi:]
+        kept = lines_kept(unit, mutated, prefix)
+        if kept is not mutated and _line_count(spec.text[:lo] + kept + spec.text[hi:]) == _line_count(spec.text):
+            code = spec.text[:lo] + kept + spec.text[hi:]      # (a unit cut inside a CRLF pads one line too many)
         out.append((code.encode(), f"L{line}: {note or _code(node) + ' -> ' + _code(new)}", label, True))
     return out
 
@@ -773,6 +776,10 @@ def lines_kept(unit: str, mutated: str, prefix: str | None = None) -> str:
 
 
 _LINE_END = re.compile(r"\r\n?|\n")
+
+
+def _line_count(text: str) -> int:
+    return len(_LINE_END.findall(text))
 
 
 def _fine(name: str, examples: list[tuple]):
