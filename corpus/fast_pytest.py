@@ -170,9 +170,9 @@ class PytestSession:
 
     def _swappable(self, suite: list[str]) -> bool:
         """May mutants be judged by swapping a function's code into a collected suite? Not when a
-        test started a process (it imports the artifact from disk), nor when a test file or a
-        conftest.py near it mentions a way to re-import the artifact or read its file
-        (``SWAP_BLOCKERS``): those see the file, not the swapped function."""
+        test started a process (it imports the artifact from disk), nor when a test file, a
+        conftest.py near it or a Python file of the artifact mentions a way to re-import the
+        artifact or read its file (``SWAP_BLOCKERS``): those see the file, not the swapped function."""
         assert self.map is not None
         if self.map.spawners:
             return False
@@ -183,6 +183,14 @@ class PytestSession:
             except OSError:
                 return False
         self._reimports = any(w in t for t in texts for w in REIMPORT_WORDS)
+        # the artifact's own Python files too (red team helper-136: the module under test reading
+        # its own source with inspect.getsource read the conforming copy's in a swap child)
+        texts.append(without_comments(self.map.source))
+        for p in sorted(self.artifact_dir.rglob("*.py")):
+            try:
+                texts.append(without_comments(p.read_text(encoding="utf-8", errors="replace")))
+            except OSError:
+                return False
         return not any(b in t for t in texts for b in SWAP_BLOCKERS)
 
     def _start_swappers(self, control: Path, env: dict, suite: list[str]) -> None:

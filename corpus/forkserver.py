@@ -517,9 +517,34 @@ def _swap_target(req: dict):
             return None
         by_line[line] = (fn, mine[0])
     changed = [(fn, c) for fn, c in by_line.values() if c != fn.__code__]
-    if len(changed) != 1 or len(changed[0][1].co_freevars) != len(changed[0][0].__code__.co_freevars):
+    if len(changed) != 1 or len(changed[0][1].co_freevars) != len(changed[0][0].__code__.co_freevars) or \
+            not _nothing_else_made_from(changed[0][0]):
         return None
     return changed[0]
+
+
+def _nothing_else_made_from(fn) -> bool:
+    """Is ``fn`` the one thing holding its code object, and each code object nested in it (an
+    inner def, a lambda, a comprehension) held by its parent's constants alone? What was made from
+    the code before the fork - a decorator's wrapper closure, a generator or coroutine object and
+    its frame, a second function object of a def run in a loop, a ``FunctionType`` copy, a
+    traceback's frame - holds the conforming code, which swapping ``fn.__code__`` does not reach
+    (red team helper-136: a decorator's wrapper body mutated was accepted by the swap, rejected by
+    cold pytest). Told by reference counts, read in the child before the swap: each such object
+    holds one more reference to a code object than the function and its parent's constants do.
+    (The lambda swap's rule is the same: ``_lambda_targets``.)"""
+    import types
+    code = fn.__code__
+    if sys.getrefcount(code) != 3:      # fn.__code__, the local ``code``, getrefcount's argument
+        return False
+    todo = [code]
+    while todo:
+        for c in todo.pop().co_consts:
+            if isinstance(c, types.CodeType):
+                if sys.getrefcount(c) != 3:     # the parent's co_consts, ``c``, the argument
+                    return False
+                todo.append(c)
+    return True
 
 
 def _functions_of(attr, qualname: str) -> list:

@@ -863,7 +863,7 @@ _fine("remove_statement", [("def f(x):\n    check(x)\n    return x\n", "def f(x)
                            ("def f():\n    return 1\n    'late note'\n", NO_MUTANT),
                            # code after return is dropped by the compiler: identical bytecode
                            ("def f():\n    return 1\n    g()\n", "def f():\n    return 1\n    pass\n", EQUIVALENT)])
-_fine("remove_handler", [("try:\n    go()\nexcept ValueError:\n    pass\n", "if True:\n    go()\n")])
+_fine("remove_handler", [("try:\n    go()\nexcept ValueError:\n    pass\n", "if True:\n    go()\n\n\n")])  # lines_kept
 _fine("broaden_handler", [("try:\n    go()\nexcept ValueError:\n    pass\n", "try:\n    go()\nexcept Exception:\n    pass\n")])
 _fine("drop_argument", [("f(a, b)\n", "f(a)\n"), ("f(a, key=b)\n", "f(key=b)\n")])
 _fine("argument_to_none", [("f(a, b)\n", "f(a, None)\n"), ("f(None)\n", NO_MUTANT)])
@@ -900,14 +900,14 @@ _fine("string_case", [("s = 'Abc'\n", "s = 'ABC'\n"), ("s = 'ABC'\n", "s = 'abc'
                       ("s = 'a\\n'\n", NO_MUTANT)])
 _fine("lambda_none", [("f = lambda x: x + 1\n", "f = lambda x: None\n"), ("f = lambda: None\n", NO_MUTANT)])
 _fine("remove_case", [("match x:\n    case 1:\n        y = 1\n    case _:\n        y = 2\n",
-                       "match x:\n    case _:\n        y = 2\n"),
+                       "match x:\n\n\n    case _:\n        y = 2\n"),      # the later lines kept (lines_kept)
                       ("match x:\n    case _:\n        y = 2\n", NO_MUTANT)])
 _fine("dict_keyword", [("d = dict(a=1)\n", "d = dict(aXX=1)\n"), ("d = dict(x)\n", NO_MUTANT)])
 _fine("shallow_copy", [("y = copy.deepcopy(x)\n", "y = copy.copy(x)\n"), ("y = deepcopy(x)\n", "y = copy(x)\n")])
-_fine("remove_decorator", [("@cache\ndef f():\n    return 1\n", "def f():\n    return 1\n"),
-                           ("@dataclass\nclass C:\n    x: int\n", "class C:\n    x: int\n")])
+_fine("remove_decorator", [("@cache\ndef f():\n    return 1\n", "\ndef f():\n    return 1\n"),
+                           ("@dataclass\nclass C:\n    x: int\n", "\nclass C:\n    x: int\n")])
 _fine("remove_overload", [("@overload\ndef f(x: int) -> int: ...\n\n\ndef f(x):\n    return x\n",
-                            "def f(x: int) -> int: ...\n\n\ndef f(x):\n    return x\n"),
+                            "\ndef f(x: int) -> int: ...\n\n\ndef f(x):\n    return x\n"),
                            ("@cache\ndef f():\n    return 1\n", NO_MUTANT)])
 _fine("negate_if", [("if a and b:\n    go()\n", "if not (a and b):\n    go()\n"),
                     ('if __name__ == "__main__":\n    main()\n', NO_MUTANT)])
