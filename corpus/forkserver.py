@@ -531,9 +531,12 @@ def _nothing_else_made_from(fn) -> bool:
     traceback's frame - holds the conforming code, which swapping ``fn.__code__`` does not reach
     (red team helper-136: a decorator's wrapper body mutated was accepted by the swap, rejected by
     cold pytest). Told by reference counts, read in the child before the swap: each such object
-    holds one more reference to a code object than the function and its parent's constants do.
-    (The lambda swap's rule is the same: ``_lambda_targets``.)"""
+    holds one more reference to a code object than the function and its parent's constants do;
+    and a copy of the code (``code.replace``, a marshal) by the read of ``fn.__code__`` it needed,
+    which the server recorded until collection ended. (The lambda swap's rule: ``_lambda_targets``.)"""
     import types
+    if id(fn) in _CODE_READ:            # its code read before the fork (``_watch_code_reads``)
+        return False
     code = fn.__code__
     if sys.getrefcount(code) != 3:      # fn.__code__, the local ``code``, getrefcount's argument
         return False
@@ -795,31 +798,37 @@ _CODE_READ: set[int] = set()          # ids of functions whose __code__ was read
 _LAMBDA_WATCH: dict = {"on": False, "threads_ok": True}
 
 
+def _watch_code_reads() -> None:
+    """In a swap server, from its start to the end of collection: record every function whose
+    ``__code__`` was read (``_CODE_READ``). What was made from a code read then (``code.replace``,
+    a marshal, ``dis``, a ``FunctionType`` copy) holds the conforming code, which a swap does not
+    reach: neither the function swap (``_nothing_else_made_from``) nor the lambda swap swaps such
+    a function."""
+    def audit(event, args):
+        if event == "object.__getattr__" and _LAMBDA_WATCH["on"] and len(args) == 2 and args[1] == "__code__":
+            _CODE_READ.add(id(args[0]))
+    _LAMBDA_WATCH["on"] = True
+    sys.addaudithook(audit)     # a hook stays for the process's life: off once the watch ends
+
+
 def _watch_lambdas() -> None:
     import threading
 
     def hook(frame, event, arg):
         if event == "call" and frame.f_code.co_name == "<lambda>":
             _LAMBDAS_CALLED.add(id(frame.f_code))
-    def audit(event, args):
-        # a function's code read (inspect.getsource, dis, code.replace, marshal of it: each reads
-        # ``__code__``, an audited attribute): what was made from it holds the conforming code
-        if event == "object.__getattr__" and _LAMBDA_WATCH["on"] and len(args) == 2 and args[1] == "__code__":
-            _CODE_READ.add(id(args[0]))
-    _LAMBDA_WATCH["on"] = True
     _LAMBDA_WATCH["hook"] = hook
-    sys.addaudithook(audit)     # a hook stays for the process's life: off once the watch ends
     sys.setprofile(hook)
     threading.setprofile(hook)
 
 
 def _stop_watching_lambdas() -> None:
     import threading
-    if not _LAMBDA_WATCH["on"]:
+    _LAMBDA_WATCH["on"] = False
+    hook = _LAMBDA_WATCH.pop("hook", None)
+    if hook is None:
         _LAMBDA_WATCH["threads_ok"] = False     # nothing recorded: no lambda is swapped
         return
-    _LAMBDA_WATCH["on"] = False
-    hook = _LAMBDA_WATCH.pop("hook")
     if sys.getprofile() is not hook or threading.getprofile() is not hook:
         # the suite set a profile function of its own meanwhile: it is left as the suite set
         # it, and what was called since is unknown, so no lambda is swapped
@@ -1102,6 +1111,7 @@ def _serve_collected(ctl, base_path: list[str], collect: dict, twins: Sequence[i
     os.dup2(null, 1)
     os.dup2(null, 2)
     gc.freeze()
+    _watch_code_reads()
     if collect.get("watch_lambdas"):
         _watch_lambdas()
     # first among the run loops (pytest's own would run the suite here)

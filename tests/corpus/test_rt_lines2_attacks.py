@@ -227,3 +227,31 @@ def test_formula():
 def test_rt_lines2_artifact_reads_its_own_source(tmp_path):
     # the module names inspect: no mutant of it is swapped (SWAP_BLOCKERS over the artifact's files too)
     _check(tmp_path, SOURCE, SOURCE_TESTS, "L5: w * h -> w / h", swapping=False)
+
+
+COPY = b'''import types
+
+
+def inc(x):
+    return x + 1
+
+
+_COPY = types.FunctionType(inc.__code__.replace(co_name="copied"), globals(), "copied")
+
+
+def via_copy(x):
+    return _COPY(x)
+'''
+COPY_TESTS = '''import m
+
+
+def test_via_copy():
+    assert m.via_copy(3) == 4
+'''
+
+
+def test_a_copy_of_the_code_made_at_import_declines_the_swap(tmp_path):
+    """(Added after the red team's report.) A copy of the function's code made at import
+    (``code.replace``) is a new code object, which the reference counts do not see; reading
+    ``inc.__code__`` to make it is an audited event the swap server records until collection ends."""
+    _check(tmp_path, COPY, COPY_TESTS, "L5: x + 1 -> x - 1")
