@@ -742,6 +742,7 @@ def _mutants(spec: ArtifactSpec, op: str) -> list[tuple]:
 
 
 _LINE = re.compile(r"[^\r\n]*(?:\r\n?|\n)|[^\r\n]+\Z")     # a line with its end (Python's three line ends)
+_LINE_END = re.compile(r"\r\n?|\n")
 
 
 def lines_kept(unit: str, mutated: str, prefix: str | None = None) -> str:
@@ -773,9 +774,6 @@ def lines_kept(unit: str, mutated: str, prefix: str | None = None) -> str:
         if identical_bytecode((prefix or "") + padded, (prefix or "") + mutated):
             return padded
     return mutated
-
-
-_LINE_END = re.compile(r"\r\n?|\n")
 
 
 def _line_count(text: str) -> int:
