@@ -495,6 +495,12 @@ def _swap_target(req: dict):
     if mod is None:
         return None
     filename = str(_module_file_of(mod))
+    if sum(n for f, n in _CODE_WATCH["execs"].items() if os.path.realpath(f) == os.path.realpath(filename)) > 1:
+        return None         # the module run twice before the fork: functions of the first run may be held
+    # the swapped function's file is the private copy's, which holds the mutant: a traceback's or
+    # linecache's text of its lines is the mutant's, as in a cold run (red team helper-137)
+    ctl, cwd = str(req.get("control") or "").rstrip("/"), str(req.get("cwd") or "")
+    named = cwd + filename[len(ctl):] if ctl and cwd and filename.startswith(ctl + "/") else filename
     owner: object = mod
     *path, name = req["qualname"].split(".")
     for part in path:
@@ -502,7 +508,7 @@ def _swap_target(req: dict):
         if not isinstance(owner, type):
             return None
     live = _functions_of(vars(owner).get(name), req["qualname"])
-    found = _mutated_codes(req, filename)
+    found = _mutated_codes(req, named)
     originals = _mutated_codes({"codes": req.get("originals") or []}, filename)
     # several defs of one name (typing.overload stubs, then the implementation; a property's getter
     # and setter; a def a later def of the name replaced, still bound under another name): each live
@@ -535,8 +541,8 @@ def _nothing_else_made_from(fn) -> bool:
     and a copy of the code (``code.replace``, a marshal) by the read of ``fn.__code__`` it needed,
     which the server recorded until collection ended. (The lambda swap's rule: ``_lambda_targets``.)"""
     import types
-    if id(fn) in _CODE_READ:            # its code read before the fork (``_watch_code_reads``)
-        return False
+    if id(fn) in _CODE_READ or _CODE_WATCH["gc"] or _CODE_WATCH["threads"] != 1:
+        return False        # its code read before the fork, or anything's; a thread alive (``_watch_code_reads``)
     code = fn.__code__
     if sys.getrefcount(code) != 3:      # fn.__code__, the local ``code``, getrefcount's argument
         return False
@@ -767,7 +773,9 @@ def _crash_line(report, root: str) -> str:
     absolute path made the same verdict's reason differ from run to run."""
     crash = getattr(report.longrepr, "reprcrash", None)
     if crash is not None:
-        path = os.path.relpath(crash.path, root) if crash.path.startswith(root.rstrip("/") + "/") else crash.path
+        cwd = os.getcwd()       # a swap child's private copy (the swapped function's file is there)
+        path = os.path.relpath(crash.path, root) if crash.path.startswith(root.rstrip("/") + "/") else \
+            os.path.relpath(crash.path, cwd) if crash.path.startswith(cwd.rstrip("/") + "/") else crash.path
         return f"{path}:{crash.lineno}: {(str(crash.message).splitlines() or [''])[0]}"
     return ((report.longreprtext or "").strip().splitlines() or [""])[-1]
 
@@ -798,15 +806,44 @@ _CODE_READ: set[int] = set()          # ids of functions whose __code__ was read
 _LAMBDA_WATCH: dict = {"on": False, "threads_ok": True}
 
 
+_CODE_HELD: dict = {}       # id -> code object read before the fork: held, so its reference count says so
+_AUDIT_BUSY = [False]       # the watch's own reads (its audit hook's, the lambda profile hook's): not recorded
+_CODE_WATCH: dict = {"gc": False, "threads": 1, "execs": {}}
+_CODE_ATTRS = frozenset({"__code__", "gi_code", "cr_code", "ag_code", "f_code"})
+
+
 def _watch_code_reads() -> None:
-    """In a swap server, from its start to the end of collection: record every function whose
-    ``__code__`` was read (``_CODE_READ``). What was made from a code read then (``code.replace``,
-    a marshal, ``dis``, a ``FunctionType`` copy) holds the conforming code, which a swap does not
-    reach: neither the function swap (``_nothing_else_made_from``) nor the lambda swap swaps such
-    a function."""
+    """In a swap server, from its start to the end of collection: hold every code object read
+    through an attribute (a function's ``__code__``, a generator's, coroutine's or frame's code),
+    and record every function whose ``__code__`` was read (``_CODE_READ``), every call that hands
+    out arbitrary objects (``gc.get_referents``, ``get_referrers``, ``get_objects``) and every module
+    code executed (by file). What was made from a code read then (``code.replace``, a marshal,
+    ``dis``, a ``FunctionType`` copy) holds the conforming code, which a swap does not reach:
+    ``_nothing_else_made_from`` declines such a function (a held code object counts one more
+    reference), and the lambda swap too (red teams helper-136 and helper-137)."""
+    import types
+    busy = _AUDIT_BUSY
+
     def audit(event, args):
-        if event == "object.__getattr__" and _LAMBDA_WATCH["on"] and len(args) == 2 and args[1] == "__code__":
-            _CODE_READ.add(id(args[0]))
+        if not _LAMBDA_WATCH["on"] or busy[0]:
+            return
+        if event == "object.__getattr__" and len(args) == 2 and args[1] in _CODE_ATTRS:
+            busy[0] = True              # the read below is audited too
+            try:
+                code = object.__getattribute__(args[0], args[1])
+            except Exception:           # noqa: BLE001 - the suite's own read raises it again
+                code = None
+            finally:
+                busy[0] = False
+            if isinstance(code, types.CodeType):
+                _CODE_HELD[id(code)] = code
+            if args[1] == "__code__":
+                _CODE_READ.add(id(args[0]))
+        elif event in ("gc.get_referents", "gc.get_referrers", "gc.get_objects"):
+            _CODE_WATCH["gc"] = True
+        elif event == "exec" and args and isinstance(args[0], types.CodeType) and args[0].co_name == "<module>":
+            execs = _CODE_WATCH["execs"]
+            execs[args[0].co_filename] = execs.get(args[0].co_filename, 0) + 1
     _LAMBDA_WATCH["on"] = True
     sys.addaudithook(audit)     # a hook stays for the process's life: off once the watch ends
 
@@ -815,8 +852,13 @@ def _watch_lambdas() -> None:
     import threading
 
     def hook(frame, event, arg):
-        if event == "call" and frame.f_code.co_name == "<lambda>":
-            _LAMBDAS_CALLED.add(id(frame.f_code))
+        if event == "call":
+            _AUDIT_BUSY[0] = True       # frame.f_code is an audited read: the watch's own
+            try:
+                if frame.f_code.co_name == "<lambda>":
+                    _LAMBDAS_CALLED.add(id(frame.f_code))
+            finally:
+                _AUDIT_BUSY[0] = False
     _LAMBDA_WATCH["hook"] = hook
     sys.setprofile(hook)
     threading.setprofile(hook)
@@ -825,6 +867,7 @@ def _watch_lambdas() -> None:
 def _stop_watching_lambdas() -> None:
     import threading
     _LAMBDA_WATCH["on"] = False
+    _CODE_WATCH["threads"] = len(sys._current_frames())
     hook = _LAMBDA_WATCH.pop("hook", None)
     if hook is None:
         _LAMBDA_WATCH["threads_ok"] = False     # nothing recorded: no lambda is swapped
