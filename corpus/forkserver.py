@@ -542,7 +542,7 @@ def _nothing_else_made_from(fn) -> bool:
     which the server recorded until collection ended. (The lambda swap's rule: ``_lambda_targets``.)"""
     import types
     if id(fn) in _CODE_READ or _CODE_WATCH["gc"] or _CODE_WATCH["threads"] != 1:
-        return False        # its code read before the fork, or anything's; a thread alive (``_watch_code_reads``)
+        return False        # its code read before the fork, or anything's; a thread started (``_watch_code_reads``)
     code = fn.__code__
     if sys.getrefcount(code) != 3:      # fn.__code__, the local ``code``, getrefcount's argument
         return False
@@ -846,6 +846,23 @@ def _watch_code_reads() -> None:
             execs[args[0].co_filename] = execs.get(args[0].co_filename, 0) + 1
     _LAMBDA_WATCH["on"] = True
     sys.addaudithook(audit)     # a hook stays for the process's life: off once the watch ends
+    _watch_thread_starts()
+
+
+def _watch_thread_starts() -> None:
+    """Count the threads started until collection ends (3.11 audits no thread start): one that
+    ended before then may still have computed with the conforming code, so any turns the function
+    swap off (``_nothing_else_made_from``), not only one alive at the end (timing would decide)."""
+    import _thread
+    import threading
+    start = _thread.start_new_thread
+
+    def counted(*args, **kwargs):
+        if _LAMBDA_WATCH["on"]:
+            _CODE_WATCH["threads"] += 1
+        return start(*args, **kwargs)
+    _thread.start_new_thread = counted
+    threading._start_new_thread = counted            # type: ignore[attr-defined]
 
 
 def _watch_lambdas() -> None:
@@ -867,7 +884,7 @@ def _watch_lambdas() -> None:
 def _stop_watching_lambdas() -> None:
     import threading
     _LAMBDA_WATCH["on"] = False
-    _CODE_WATCH["threads"] = len(sys._current_frames())
+    _CODE_WATCH["threads"] += len(sys._current_frames()) - 1
     hook = _LAMBDA_WATCH.pop("hook", None)
     if hook is None:
         _LAMBDA_WATCH["threads_ok"] = False     # nothing recorded: no lambda is swapped

@@ -37,37 +37,7 @@ the function swap guards none.
 """
 from __future__ import annotations
 
-from pathlib import Path
-
-from corpus.fast_pytest import PytestSession
-from corpus.gates import judge, load_gate
-from corpus.model import ArtifactSpec
-from corpus.operators import generate
-from corpus.workdir import materialize
-
-
-def _both(tmp_path: Path, module: bytes, tests: str, note: str, swapping: bool = True):
-    art, gdir = tmp_path / "art", tmp_path / "gate"
-    art.mkdir()
-    (gdir / "tests").mkdir(parents=True)
-    (art / "m.py").write_bytes(module)
-    (gdir / "tests" / "test_m.py").write_text(tests)
-    (gdir / "gate.toml").write_text('[gate]\nname = "p"\nkind = "pytest"\ntests = "tests"\ntimeout_s = 60\n')
-    g = load_gate(gdir / "gate.toml")
-    mutant = next(m for m in generate(ArtifactSpec("p", "python", "m.py", module, {"role": "code"}), "fine")
-                  if m.note == note)
-    with PytestSession(g, art, "m.py", workers=1) as s:
-        assert s.swapping is swapping
-        fast = s.judge(mutant)
-    cold = judge(g, materialize(art, mutant, tmp_path / "cold"), "m.py")
-    return fast, cold
-
-
-def _check(tmp_path, module, tests, note, swapping: bool = True):
-    fast, cold = _both(tmp_path, module, tests, note, swapping)
-    assert cold.verdict.value == "reject", cold
-    assert fast.judgement.verdict == cold.verdict, (fast.executor, fast.judgement)
-
+from support.swap_cases import assert_killed_as_cold
 
 DECO = b'''def logged(fn):
     def wrapper(x):
@@ -88,7 +58,7 @@ def test_f():
 
 
 def test_rt_lines2_decorator_wrapper_made_at_import(tmp_path):
-    _check(tmp_path, DECO, DECO_TESTS, "L3: fn(x) + 1 -> fn(x) - 1")
+    assert_killed_as_cold(tmp_path, DECO, DECO_TESTS, "L3: fn(x) + 1 -> fn(x) - 1")
 
 
 GEN = b'''def count_up(n):
@@ -109,7 +79,7 @@ def test_first():
 
 
 def test_rt_lines2_generator_made_at_import(tmp_path):
-    _check(tmp_path, GEN, GEN_TESTS, "L3: i < n -> i <= n")
+    assert_killed_as_cold(tmp_path, GEN, GEN_TESTS, "L3: i < n -> i <= n")
 
 
 LOOP = b'''HANDLERS = []
@@ -127,7 +97,7 @@ def test_first():
 
 
 def test_rt_lines2_loop_defined_function_first_object(tmp_path):
-    _check(tmp_path, LOOP, LOOP_TESTS, "L4: x + k -> x - k")
+    assert_killed_as_cold(tmp_path, LOOP, LOOP_TESTS, "L4: x + k -> x - k")
 
 
 SHORT = b'''def logged(fn):
@@ -151,7 +121,7 @@ def test_f():
 
 
 def test_rt_lines2_shortened_decorator_wrapper(tmp_path):
-    _check(tmp_path, SHORT, SHORT_TESTS, "L4: return max( y, 0) -> return")
+    assert_killed_as_cold(tmp_path, SHORT, SHORT_TESTS, "L4: return max( y, 0) -> return")
 
 
 PROPGEN = b'''class Seq:
@@ -174,7 +144,7 @@ def test_nums():
 
 
 def test_rt_lines2_property_generator_made_at_import(tmp_path):
-    _check(tmp_path, PROPGEN, PROPGEN_TESTS, "L5: i < 3 -> i <= 3")
+    assert_killed_as_cold(tmp_path, PROPGEN, PROPGEN_TESTS, "L5: i < 3 -> i <= 3")
 
 
 CACHED = b'''import functools
@@ -202,7 +172,7 @@ def test_handle():
 
 
 def test_rt_lines2_cached_property_closure_made_at_import(tmp_path):
-    _check(tmp_path, CACHED, CACHED_TESTS, "L11: x + self.step -> x - self.step")
+    assert_killed_as_cold(tmp_path, CACHED, CACHED_TESTS, "L11: x + self.step -> x - self.step")
 
 
 SOURCE = b'''import inspect
@@ -226,7 +196,7 @@ def test_formula():
 
 def test_rt_lines2_artifact_reads_its_own_source(tmp_path):
     # the module names inspect: no mutant of it is swapped (SWAP_BLOCKERS over the artifact's files too)
-    _check(tmp_path, SOURCE, SOURCE_TESTS, "L5: w * h -> w / h", swapping=False)
+    assert_killed_as_cold(tmp_path, SOURCE, SOURCE_TESTS, "L5: w * h -> w / h", swapping=False)
 
 
 COPY = b'''import types
@@ -254,4 +224,4 @@ def test_a_copy_of_the_code_made_at_import_declines_the_swap(tmp_path):
     """(Added after the red team's report.) A copy of the function's code made at import
     (``code.replace``) is a new code object, which the reference counts do not see; reading
     ``inc.__code__`` to make it is an audited event the swap server records until collection ends."""
-    _check(tmp_path, COPY, COPY_TESTS, "L5: x + 1 -> x - 1")
+    assert_killed_as_cold(tmp_path, COPY, COPY_TESTS, "L5: x + 1 -> x - 1")

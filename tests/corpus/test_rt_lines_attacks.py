@@ -24,31 +24,7 @@ newline (the def line moves too, so the swap child finds no code at the live lin
 """
 from __future__ import annotations
 
-from pathlib import Path
-
-from corpus.fast_pytest import PytestSession
-from corpus.gates import judge, load_gate
-from corpus.model import ArtifactSpec
-from corpus.operators import generate
-from corpus.workdir import materialize
-
-
-def _both(tmp_path: Path, module: bytes, tests: str, note: str):
-    art, gdir = tmp_path / "art", tmp_path / "gate"
-    art.mkdir()
-    (gdir / "tests").mkdir(parents=True)
-    (art / "m.py").write_bytes(module)
-    (gdir / "tests" / "test_m.py").write_text(tests)
-    (gdir / "gate.toml").write_text('[gate]\nname = "p"\nkind = "pytest"\ntests = "tests"\ntimeout_s = 60\n')
-    g = load_gate(gdir / "gate.toml")
-    mutant = next(m for m in generate(ArtifactSpec("p", "python", "m.py", module, {"role": "code"}), "fine")
-                  if m.note == note)
-    with PytestSession(g, art, "m.py", workers=1) as s:
-        assert s.swapping
-        fast = s.judge(mutant)
-    cold = judge(g, materialize(art, mutant, tmp_path / "cold"), "m.py")
-    return fast, cold
-
+from support.swap_cases import judged_both_ways
 
 PROP = b'''class Box:
     def __init__(self, n):
@@ -77,7 +53,7 @@ def test_n():
 
 
 def test_rt_lines_a_redefined_propertys_old_getter_still_bound(tmp_path):
-    fast, cold = _both(tmp_path, PROP, PROP_TESTS, "L7: self._n + 1 -> self._n - 1")
+    fast, cold = judged_both_ways(tmp_path, PROP, PROP_TESTS, "L7: self._n + 1 -> self._n - 1")
     assert cold.verdict.value == "reject"
     assert fast.judgement.verdict == cold.verdict, (fast.executor, fast.judgement)
 
@@ -105,7 +81,7 @@ def test_f():
 
 
 def test_rt_lines_a_redefined_functions_old_def_still_bound(tmp_path):
-    fast, cold = _both(tmp_path, FUNC, FUNC_TESTS, "L2: x + 1 -> x - 1")
+    fast, cold = judged_both_ways(tmp_path, FUNC, FUNC_TESTS, "L2: x + 1 -> x - 1")
     assert cold.verdict.value == "reject"
     assert fast.judgement.verdict == cold.verdict, (fast.executor, fast.judgement)
 
@@ -121,7 +97,7 @@ def test_f():
 
 
 def test_rt_lines_crlf_without_final_newline_moves_a_module_line(tmp_path):
-    fast, cold = _both(tmp_path, LINE_MOD.replace("\n", "\r\n").encode(), LINE_TESTS,
+    fast, cold = judged_both_ways(tmp_path, LINE_MOD.replace("\n", "\r\n").encode(), LINE_TESTS,
                        "L5: return max( x, 1) -> return")
     assert fast.judgement.verdict == cold.verdict, (fast.executor, fast.judgement, cold)
 

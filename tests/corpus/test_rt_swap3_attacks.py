@@ -31,41 +31,9 @@ xfail: open.
 """
 from __future__ import annotations
 
-import time
-from pathlib import Path
-
 import pytest
 
-from corpus.fast_pytest import PytestSession
-from corpus.gates import judge, load_gate
-from corpus.model import ArtifactSpec
-from corpus.operators import generate
-from corpus.workdir import materialize
-
-
-def _both(tmp_path: Path, module: bytes, tests: str, note: str, swapping: bool = True, wait_s: float = 0.0):
-    art, gdir = tmp_path / "art", tmp_path / "gate"
-    art.mkdir()
-    (gdir / "tests").mkdir(parents=True)
-    (art / "m.py").write_bytes(module)
-    (gdir / "tests" / "test_m.py").write_text(tests)
-    (gdir / "gate.toml").write_text('[gate]\nname = "p"\nkind = "pytest"\ntests = "tests"\ntimeout_s = 60\n')
-    g = load_gate(gdir / "gate.toml")
-    mutant = next(m for m in generate(ArtifactSpec("p", "python", "m.py", module, {"role": "code"}), "fine")
-                  if m.note == note)
-    with PytestSession(g, art, "m.py", workers=1) as s:
-        assert s.swapping is swapping
-        time.sleep(wait_s)      # a later mutant of a real run: the swap server has idled a while
-        fast = s.judge(mutant)
-    cold = judge(g, materialize(art, mutant, tmp_path / "cold"), "m.py")
-    return fast, cold
-
-
-def _check(tmp_path, module, tests, note, swapping: bool = True, wait_s: float = 0.0):
-    fast, cold = _both(tmp_path, module, tests, note, swapping, wait_s)
-    assert cold.verdict.value == "reject", cold
-    assert fast.judgement.verdict == cold.verdict, (fast.executor, fast.judgement)
-
+from support.swap_cases import assert_killed_as_cold
 
 # 1. a copy of the code reached without the audited ``__code__``: gc.get_referents(fn)
 GC = b'''import gc
@@ -89,7 +57,7 @@ def test_twice():
 
 
 def test_rt_swap3_code_copied_through_gc_get_referents(tmp_path):
-    _check(tmp_path, GC, GC_TESTS, "L6: x * 2 -> x / 2")
+    assert_killed_as_cold(tmp_path, GC, GC_TESTS, "L6: x * 2 -> x / 2")
 
 
 # 2. ... through a generator's gi_code (audited as "gi_code", not "__code__")
@@ -114,7 +82,7 @@ def test_count():
 
 
 def test_rt_swap3_code_copied_through_gi_code(tmp_path):
-    _check(tmp_path, GEN, GEN_TESTS, "L6: i < n -> i <= n")
+    assert_killed_as_cold(tmp_path, GEN, GEN_TESTS, "L6: i < n -> i <= n")
 
 
 # 3. a decorator renaming its wrapper's code: the __code__ read is the wrapper's (a function object
@@ -140,7 +108,7 @@ def test_f():
 
 
 def test_rt_swap3_decorator_renames_its_wrappers_code(tmp_path):
-    _check(tmp_path, DECO, DECO_TESTS, "L3: fn(x) + 1 -> fn(x) - 1")
+    assert_killed_as_cold(tmp_path, DECO, DECO_TESTS, "L3: fn(x) + 1 -> fn(x) - 1")
 
 
 # 4. a thread started at import calls the function after collection, in the swap server too
@@ -176,7 +144,7 @@ def test_result():
 
 
 def test_rt_swap3_thread_started_at_import_calls_after_collection(tmp_path):
-    _check(tmp_path, THREAD, THREAD_TESTS, "L6: x * 2 -> x / 2", wait_s=1.5)
+    assert_killed_as_cold(tmp_path, THREAD, THREAD_TESTS, "L6: x * 2 -> x / 2", wait_s=1.5)
 
 
 # 5. the module imported again at collection (del sys.modules): the test holds the first module's
@@ -199,7 +167,7 @@ def test_f():
 
 
 def test_rt_swap3_module_imported_twice_at_collection(tmp_path):
-    _check(tmp_path, TWO, TWO_TESTS, "L2: x + 1 -> x - 1")
+    assert_killed_as_cold(tmp_path, TWO, TWO_TESTS, "L2: x + 1 -> x - 1")
 
 
 # 6. a traceback's text: the swapped code's file is the conforming copy, so linecache (warmed in
@@ -222,7 +190,7 @@ def test_parse_reports_the_line():
 
 
 def test_rt_swap3_traceback_text_shows_the_conforming_line(tmp_path):
-    _check(tmp_path, TB, TB_TESTS, "L6: 10 -> 11")
+    assert_killed_as_cold(tmp_path, TB, TB_TESTS, "L6: 10 -> 11")
 
 
 # 7. the function run only in a ``_thread`` thread (no threading.settrace hook: coverage never
@@ -257,4 +225,5 @@ def test_in_thread():
 @pytest.mark.xfail(strict=True, reason="open: coverage.py does not trace a raw _thread thread, so the coverage map "
                    "says no test ran the line and the mutant is accepted unrun (the coverage path, not the swap)")
 def test_rt_swap3_function_run_in_a_raw_thread_is_never_run(tmp_path):
-    _check(tmp_path, RAW, RAW_TESTS, "L5: x * 2 -> x / 2")
+    assert_killed_as_cold(tmp_path, RAW, RAW_TESTS, "L5: x * 2 -> x / 2")
+
