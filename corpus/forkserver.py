@@ -881,7 +881,7 @@ def _watch_lambdas() -> None:
     threading.setprofile(hook)
 
 
-def _stop_watching_lambdas() -> None:
+def _end_collection_watch() -> None:
     import threading
     _LAMBDA_WATCH["on"] = False
     _CODE_WATCH["threads"] += len(sys._current_frames()) - 1
@@ -1066,7 +1066,7 @@ class _SwapPlugin:
     def pytest_runtestloop(self, session):
         import gc
         import json
-        _stop_watching_lambdas()
+        _end_collection_watch()
         ok = not session.testsfailed and bool(session.items) and _only_pytests_session_hooks(session)
         if ok:
             _register_swap_plugins(session)

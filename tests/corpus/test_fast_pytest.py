@@ -14,6 +14,7 @@ from corpus.gates import Verdict, judge, load_gate, scrubbed_env
 from corpus.model import ArtifactSpec
 from corpus.operators import generate
 from corpus.workdir import materialize
+from support.swap_cases import one_module_gate
 
 TINY = Path(__file__).resolve().parents[2] / "corpus" / "examples" / "tiny"
 SRC = (TINY / "artifact" / "mod.py").read_text()
@@ -370,6 +371,22 @@ def _cold_in(gate, art, mutant, target):
         return judge(gate, materialize(art, mutant, Path(tmp) / "a"), target).verdict
 
 
+def _every_mutant_fast_and_cold(tmp_path, stem: str, module: str, tests: str) -> dict:
+    """Every destroying fine mutant of ``module`` (``art/<stem>.py``) judged by a swapping session and cold:
+    the verdicts equal, returned by note."""
+    g, art = one_module_gate(tmp_path, stem, module.encode(), tests)
+    spec = ArtifactSpec(stem, "python", f"{stem}.py", module.encode(), {"role": "code"})
+    muts = [m for m in generate(spec, "fine") if m.label == "destroying"]
+    with PytestSession(g, art, f"{stem}.py", workers=2) as s:
+        assert s.swapping
+        fast = s.judge_all(muts)
+    with ThreadPoolExecutor(2) as ex:
+        cold = list(ex.map(lambda m: _cold_in(g, art, m, f"{stem}.py"), muts))
+    assert [f.judgement.verdict for f in fast] == cold, [
+        (m.note, f.executor, f.judgement.verdict, c) for m, f, c in zip(muts, fast, cold) if f.judgement.verdict != c]
+    return {m.note: f for m, f in zip(muts, fast)}
+
+
 STATIC_MOD = ("import os\n\nSHIFT = os.environ.get('SHIFT') == '1'\n\n\n"
               "class Codec:\n"
               "    @staticmethod\n    def mask(key, data):\n        if SHIFT:\n            return [b << 1 for b in data]\n"
@@ -389,23 +406,7 @@ def test_a_static_or_class_methods_mutant_is_swapped_and_judged_as_cold(tmp_path
     # the swap child looked for a plain function in the class, exited 75, and each such mutant
     # paid a failed swap and then a fork. The reloading test reads the mutant from the bytecode
     # file the fast path writes beside it (cache_bytecode) and kills what only its branch runs
-    art, gdir = tmp_path / "art", tmp_path / "gate"
-    art.mkdir()
-    (gdir / "tests").mkdir(parents=True)
-    (art / "smod.py").write_text(STATIC_MOD)
-    (gdir / "tests" / "test_smod.py").write_text(STATIC_TESTS)
-    (gdir / "gate.toml").write_text('[gate]\nname = "s"\nkind = "pytest"\ntests = "tests"\ntimeout_s = 60\n')
-    g = load_gate(gdir / "gate.toml")
-    spec = ArtifactSpec("s", "python", "smod.py", STATIC_MOD.encode(), {"role": "code"})
-    muts = [m for m in generate(spec, "fine") if m.label == "destroying"]
-    with PytestSession(g, art, "smod.py", workers=2) as s:
-        assert s.swapping
-        fast = s.judge_all(muts)
-    with ThreadPoolExecutor(2) as ex:
-        cold = list(ex.map(lambda m: _cold_in(g, art, m, "smod.py"), muts))
-    assert [f.judgement.verdict for f in fast] == cold, [
-        (m.note, f.executor, f.judgement.verdict, c) for m, f, c in zip(muts, fast, cold) if f.judgement.verdict != c]
-    by_note = {m.note: f for m, f in zip(muts, fast)}
+    by_note = _every_mutant_fast_and_cold(tmp_path, "smod", STATIC_MOD, STATIC_TESTS)
     assert by_note["L10: b << 1 -> b >> 1"].executor == "swap"            # in the static method
     assert by_note["L10: b << 1 -> b >> 1"].judgement.verdict is Verdict.REJECT   # through the reload
     assert by_note["L15: [n] * 2 -> [n] / 2"].executor == "swap"          # in the class method
@@ -427,23 +428,7 @@ def test_a_propertys_functions_are_swapped_and_judged_as_cold(tmp_path):
     whole-suite fork each: the class attribute is a property, not a function, and the swap child exited 75.
     A property's getter, setter (the same qualified name, told apart by its line and by which code the mutant
     changed) and a cached_property's function are swapped now, with the cold verdicts."""
-    art, gdir = tmp_path / "art", tmp_path / "gate"
-    art.mkdir()
-    (gdir / "tests").mkdir(parents=True)
-    (art / "pmod.py").write_text(PROP_MOD)
-    (gdir / "tests" / "test_pmod.py").write_text(PROP_TESTS)
-    (gdir / "gate.toml").write_text('[gate]\nname = "p"\nkind = "pytest"\ntests = "tests"\ntimeout_s = 60\n')
-    g = load_gate(gdir / "gate.toml")
-    muts = [m for m in generate(ArtifactSpec("p", "python", "pmod.py", PROP_MOD.encode(), {"role": "code"}), "fine")
-            if m.label == "destroying"]
-    with PytestSession(g, art, "pmod.py", workers=2) as s:
-        assert s.swapping
-        fast = s.judge_all(muts)
-    with ThreadPoolExecutor(2) as ex:
-        cold = list(ex.map(lambda m: _cold_in(g, art, m, "pmod.py"), muts))
-    assert [f.judgement.verdict for f in fast] == cold, [
-        (m.note, f.executor, f.judgement.verdict, c) for m, f, c in zip(muts, fast, cold) if f.judgement.verdict != c]
-    by_note = {m.note: f for m, f in zip(muts, fast)}
+    by_note = _every_mutant_fast_and_cold(tmp_path, "pmod", PROP_MOD, PROP_TESTS)
     for note in ("L10: self._n + 0 -> self._n - 0", "L14: v * 1 -> v / 1", "L18: self._n * 2 -> self._n / 2"):
         assert by_note[note].executor == "swap", (note, by_note[note])
     assert by_note["L10: self._n + 0 -> self._n - 0"].judgement.verdict is Verdict.ACCEPT    # equal, as cold

@@ -8,10 +8,22 @@ import time
 from pathlib import Path
 
 from corpus.fast_pytest import FastJudgement, PytestSession
-from corpus.gates import Judgement, judge, load_gate
+from corpus.gates import Gate, Judgement, judge, load_gate
 from corpus.model import ArtifactSpec
 from corpus.operators import generate
 from corpus.workdir import materialize
+
+
+def one_module_gate(tmp_path: Path, stem: str, module: bytes, tests: str) -> tuple[Gate, Path]:
+    """``module`` as ``art/<stem>.py`` and ``tests`` as ``gate/tests/test_<stem>.py`` under a pytest gate:
+    (the gate, the artifact directory)."""
+    art, gdir = tmp_path / "art", tmp_path / "gate"
+    art.mkdir()
+    (gdir / "tests").mkdir(parents=True)
+    (art / f"{stem}.py").write_bytes(module)
+    (gdir / "tests" / f"test_{stem}.py").write_text(tests)
+    (gdir / "gate.toml").write_text('[gate]\nname = "p"\nkind = "pytest"\ntests = "tests"\ntimeout_s = 60\n')
+    return load_gate(gdir / "gate.toml"), art
 
 
 def judged_both_ways(tmp_path: Path, module: bytes, tests: str, note: str, swapping: bool = True,
@@ -19,13 +31,7 @@ def judged_both_ways(tmp_path: Path, module: bytes, tests: str, note: str, swapp
     """``module`` as ``art/m.py``, ``tests`` as the gate's ``tests/test_m.py``; the fine mutant noted ``note``
     judged fast (the session must swap or not, as ``swapping`` says; ``wait_s``: the server idles first, as
     for a later mutant of a real run) and cold."""
-    art, gdir = tmp_path / "art", tmp_path / "gate"
-    art.mkdir()
-    (gdir / "tests").mkdir(parents=True)
-    (art / "m.py").write_bytes(module)
-    (gdir / "tests" / "test_m.py").write_text(tests)
-    (gdir / "gate.toml").write_text('[gate]\nname = "p"\nkind = "pytest"\ntests = "tests"\ntimeout_s = 60\n')
-    g = load_gate(gdir / "gate.toml")
+    g, art = one_module_gate(tmp_path, "m", module, tests)
     mutant = next(m for m in generate(ArtifactSpec("p", "python", "m.py", module, {"role": "code"}), "fine")
                   if m.note == note)
     with PytestSession(g, art, "m.py", workers=1) as s:
