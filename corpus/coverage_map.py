@@ -17,7 +17,9 @@ holds for a changed line:
 
 Lines run while a fixture wider than a function is set up carry the import context (its value
 serves tests that never ran them), and a test that starts a process (a subprocess, a fork: coverage
-does not follow it) is selected for every mutant, since what its process ran is unknown.
+does not follow it) or a thread coverage does not trace (``_thread.start_new_thread``: only
+``threading.Thread`` installs the tracer) is selected for every mutant, since what its process or
+thread ran is unknown; started outside any test, either runs the whole suite.
 
 A deleted target runs the whole suite. Tests keep the suite's order. The limit, shared with
 mutmut's per-function selection: a test that depends on state another test leaves behind is not
@@ -49,6 +51,7 @@ class CoverageMap:
     statements: set[int]                  # lines coverage.py can measure
     preload: list[str] = field(default_factory=list)   # stdlib modules the suite imported
     spawners: set[str] = field(default_factory=set)     # tests that started a process ("" = no test)
+    threaders: set[str] = field(default_factory=set)    # tests that started an untraced thread ("" = no test)
     # per test node id, its wall seconds in the coverage run (setup, call, teardown; under
     # coverage, so above an untraced run's); the seconds of fixtures wider than a function, and
     # of the whole pytest run (start-up and collection included): the timeouts' basis (timeout_for)
@@ -86,7 +89,7 @@ class CoverageMap:
     def select(self, mutant: bytes | None) -> list[str] | None:
         """Node ids of the tests that ran the changed lines (in suite order); None = the whole
         suite; [] = no test ran them."""
-        if mutant is None or not self.import_lines_have_contexts or "" in self.spawners:
+        if mutant is None or not self.import_lines_have_contexts or "" in self.spawners | self.threaders:
             return None
         try:
             text = mutant.decode("utf-8")
@@ -110,7 +113,7 @@ class CoverageMap:
             starts = self._function_starts(text)
             if not starts:
                 return None
-        ran = set().union(*(self.contexts.get(s, set()) for s in starts), self.spawners)
+        ran = set().union(*(self.contexts.get(s, set()) for s in starts), self.spawners, self.threaders)
         if "" in ran:
             return None
         return [t for t in self.order if t in ran]
@@ -252,6 +255,7 @@ def measure_coverage(gate: Gate, work: Path, target: str, home: str) -> tuple[Co
                        contexts={int(k): set(v) for k, v in data["contexts"].items()},
                        statements=set(data["statements"]),
                        preload=_stdlib_only(data["modules"], work), spawners=set(data["spawners"]),
+                       threaders=set(data["threaders"]),
                        durations={str(k): float(v) for k, v in data.get("durations", {}).items()},
                        wide_s=float(data.get("wide_s", 0.0)), session_s=float(data.get("session_s", 0.0))), ""
 

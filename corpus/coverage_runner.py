@@ -5,6 +5,7 @@ coverage context per test (its node id; "" while no test runs, i.e. at import an
 
 Writes {"order": [node ids], "contexts": {line: [node ids]}, "statements": [lines],
 "modules": [[name, file]], "spawners": [node ids of tests that started a process],
+"threaders": [node ids of tests that started a thread coverage.py does not trace],
 "durations": {node id: seconds}, "wide_s": seconds in fixtures wider than a function,
 "session_s": seconds of the whole pytest run} and exits with pytest's exit code. Imports only coverage, pytest and
 the standard library.
@@ -29,15 +30,30 @@ SPAWN_EVENTS = frozenset({"subprocess.Popen", "os.system", "os.exec", "os.posix_
                           "os.fork", "os.forkpty"})
 
 
+def traced_thread_start(function) -> bool:
+    """Does a thread started to run ``function`` install the tracer new threads get
+    (``threading.settrace``, which coverage.py sets)? Only ``threading.Thread``'s own bootstrap
+    does; a function handed to ``_thread.start_new_thread`` runs untraced (red team
+    helper-137: a function run only there was accepted as never run). The same rule is
+    corpus/forkserver.py's ``_traced_thread_start`` (each script imports no corpus module)."""
+    import threading
+    owner = getattr(function, "__self__", None)
+    boot, inner = (getattr(threading.Thread, n) for n in ("_bootstrap", "_bootstrap_inner"))
+    return getattr(function, "__func__", None) is boot and isinstance(owner, threading.Thread) and \
+        getattr(type(owner), "_bootstrap_inner") is inner
+
+
 class PerTestContext:
     def __init__(self, cov):
         self.cov = cov
         self.order = []
         self.current = ""          # the coverage context now: a test's node id, or "" (every test)
         self.spawners = set()      # contexts in which a process was started
+        self.threaders = set()     # contexts in which a thread coverage.py does not trace was started
         self.durations = {}        # node id -> seconds (wall, under coverage)
         self.wide_s = 0.0          # seconds spent setting up fixtures wider than a function
         sys.addaudithook(self._audit)
+        _watch_thread_starts(self)
 
     def _audit(self, event, _args):
         if event in SPAWN_EVENTS:
@@ -74,6 +90,23 @@ class PerTestContext:
             self.wide_s += time.perf_counter() - t0
             self.current = before
             self.cov.switch_context(before)
+
+
+def _watch_thread_starts(ctx: PerTestContext) -> None:
+    """Note, under the context running, every thread started that coverage.py will not trace
+    (3.11 has no audit event for a thread's start: the start functions are wrapped, the raw one
+    and threading's saved reference to it)."""
+    import _thread
+    import threading
+    start = _thread.start_new_thread
+
+    def noted(function, *args, **kwargs):
+        if not traced_thread_start(function):
+            ctx.threaders.add(ctx.current)
+        return start(function, *args, **kwargs)
+    _thread.start_new_thread = noted
+    _thread.start_new = noted
+    threading._start_new_thread = noted             # type: ignore[attr-defined]
 
 
 def _import_context(ctx: PerTestContext, artifact: str) -> None:
@@ -119,9 +152,14 @@ def main(out_path: str, artifact: str, args: list[str]) -> int:
     with open(out_path, "w") as f:
         json.dump({"order": ctx.order, "contexts": {str(k): sorted(v) for k, v in contexts.items()},
                    "statements": sorted(statements), "modules": modules, "spawners": sorted(ctx.spawners),
+                   "threaders": sorted(ctx.threaders),
                    "durations": ctx.durations, "wide_s": ctx.wide_s, "session_s": session_s}, f)
     return code
 
 
 if __name__ == "__main__":
+    import os
+    # as ``python -m pytest`` (the cold run) builds it: the working directory first, not this
+    # script's (corpus/), whose modules had shadowed an artifact of the same name (screen.py)
+    sys.path[0] = os.getcwd()
     sys.exit(main(sys.argv[1], sys.argv[2], sys.argv[3:]))

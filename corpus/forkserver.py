@@ -204,6 +204,7 @@ class _Recording:
         self.coll.start()
         self.on = True
         _watch_blind_spots(self, suffix)
+        _watch_untraced_threads(self)
 
     def take(self) -> None:
         if not self.ok or not isinstance(self.raw, dict):
@@ -283,6 +284,34 @@ def _watch_blind_spots(rec, suffix: str = "") -> None:
                 return              # threading's bootstrap installing the collector's hook
         rec.ok = False
     sys.addaudithook(hook)
+
+
+def _traced_thread_start(function) -> bool:
+    """Does a thread started to run ``function`` install the tracer new threads get
+    (``threading.settrace``)? Only ``threading.Thread``'s own bootstrap does. The same rule is
+    corpus/coverage_runner.py's ``traced_thread_start`` (each script imports no corpus module)."""
+    import threading
+    owner = getattr(function, "__self__", None)
+    boot, inner = (getattr(threading.Thread, n) for n in ("_bootstrap", "_bootstrap_inner"))
+    return getattr(function, "__func__", None) is boot and isinstance(owner, threading.Thread) and \
+        getattr(type(owner), "_bootstrap_inner") is inner
+
+
+def _watch_untraced_threads(rec) -> None:
+    """Turn ``rec.ok`` false when a thread is started that the recorder's tracer will not follow
+    (``_thread.start_new_thread``, or threading's saved reference to it, called with anything but
+    a ``threading.Thread``'s bootstrap): what it runs is unknown (3.11 audits no thread start)."""
+    import _thread
+    import threading
+    start = _thread.start_new_thread
+
+    def watched(function, *args, **kwargs):
+        if not _traced_thread_start(function):
+            rec.ok = False
+        return start(function, *args, **kwargs)
+    _thread.start_new_thread = watched
+    _thread.start_new = watched
+    threading._start_new_thread = watched           # type: ignore[attr-defined]
 
 
 def _resume_at_first_exec(rec: _Recording, base: str) -> None:

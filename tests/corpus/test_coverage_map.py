@@ -91,3 +91,60 @@ def test_the_coverage_run_times_every_test(tmp_path: Path):
     assert set(cmap.durations) == set(cmap.order)
     assert cmap.durations[slow] >= 0.5 and cmap.wide_s >= 0.2
     assert cmap.session_s >= cmap.durations[slow] + cmap.durations[fast]
+
+
+def _map_of(tmp_path: Path, module: str, tests: str, name: str = "calc"):
+    from corpus.coverage_map import measure_coverage
+    from corpus.gates import load_gate
+    (tmp_path / "art").mkdir()
+    (tmp_path / "art" / f"{name}.py").write_text(module)
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_calc.py").write_text(tests)
+    (tmp_path / "gate.toml").write_text('[gate]\nname = "s"\nkind = "pytest"\ntests = "tests"\n')
+    home = tmp_path / "home"
+    home.mkdir()
+    cmap, why = measure_coverage(load_gate(tmp_path / "gate.toml"), tmp_path / "art", f"{name}.py", str(home))
+    assert cmap is not None, why
+    return cmap
+
+
+def test_an_artifact_named_as_a_corpus_module_is_the_one_measured(tmp_path: Path):
+    """The coverage run's path starts as the cold run's (``python -m pytest``: the working directory),
+    not with the runner's own directory, whose screen.py had been imported instead of the artifact (the
+    run then failed, and every mutant went the cold way)."""
+    cmap = _map_of(tmp_path, "def f():\n    return 1\n", "from screen import f\n\n\ndef test_f():\n    assert f() == 1\n",
+                   name="screen")
+    assert cmap.contexts[2] == set(cmap.order)
+
+
+THREADED = ("import _thread\nimport threading\n\n\ndef double(x):\n    return x * 2\n\n\ndef other(x):\n"
+            "    return x + 1\n\n\ndef run(start, x):\n    out = []\n    done = threading.Event()\n\n"
+            "    def work():\n        out.append(double(x))\n        done.set()\n    start(work)\n"
+            "    done.wait()\n    return out[0]\n")
+THREAD_TESTS = ("import _thread\nimport threading\n\nimport calc\n\n\ndef test_raw():\n"
+                "    assert calc.run(lambda f: _thread.start_new_thread(f, ()), 2) == 4\n\n\n"
+                "def test_saved_reference():\n"
+                "    assert calc.run(lambda f: threading._start_new_thread(f, ()), 2) == 4\n\n\n"
+                "def test_thread():\n    assert calc.run(lambda f: threading.Thread(target=f).start(), 3) == 6\n\n\n"
+                "def test_other():\n    assert calc.other(1) == 2\n")
+
+
+def test_a_test_starting_a_thread_coverage_does_not_trace_is_selected_for_every_mutant(tmp_path: Path):
+    """coverage.py follows a ``threading.Thread`` (its tracer is installed by threading's bootstrap),
+    never a function handed to ``_thread.start_new_thread`` or to threading's saved reference to it: what
+    such a thread ran is unknown, so its test runs for every mutant, as a test that starts a process does
+    (red team helper-137: the mutant of a function run only there was accepted unrun)."""
+    cmap = _map_of(tmp_path, THREADED, THREAD_TESTS)
+    raw, saved, threaded, other = (next(t for t in cmap.order if t.endswith(f"::{n}"))
+                                   for n in ("test_raw", "test_saved_reference", "test_thread", "test_other"))
+    assert cmap.threaders == {raw, saved} and not cmap.spawners
+    assert cmap.select(THREADED.replace("x + 1", "x - 1").encode()) == [raw, saved, other]
+    # the traced thread's lines are its test's: it is selected where it ran them, not elsewhere
+    assert cmap.select(THREADED.replace("x * 2", "x / 2").encode()) == [raw, saved, threaded]
+
+
+def test_a_thread_coverage_does_not_trace_started_at_import_runs_the_whole_suite(tmp_path: Path):
+    module = THREADED + "\n\nimport _thread as _t\n_t.start_new_thread(print, ('',))\n"
+    cmap = _map_of(tmp_path, module, "import calc\n\n\ndef test_other():\n    assert calc.other(1) == 2\n")
+    assert cmap.threaders == {""}
+    assert cmap.select(module.replace("x + 1", "x - 1").encode()) is None

@@ -535,6 +535,15 @@ RERUN_BREAKS = {
                       "    th.start()\n    th.join()\n    assert out[0]\n"},
         "L2: x + 1 -> x - 1", "accept", "reject", _no_setup,
         lambda p, root: p.edit("art/calc.py", "return y * 0", "return y * 1")),
+    # ... a thread no tracer follows (``_thread.start_new_thread``: only threading.Thread installs it)
+    "a test running the module in a raw _thread thread": (
+        SUB_MODULE,
+        {"test_t.py": "import _thread\n\nimport calc\n\n\ndef test_t():\n    v = calc.f(2)\n    out = []\n"
+                      "    done = _thread.allocate_lock()\n    done.acquire()\n\n    def work():\n"
+                      "        out.append(calc.h(v) == calc.h(3))\n        done.release()\n"
+                      "    _thread.start_new_thread(work, ())\n    done.acquire()\n    assert out[0]\n"},
+        "L2: x + 1 -> x - 1", "accept", "reject", _no_setup,
+        lambda p, root: p.edit("art/calc.py", "return y * 0", "return y * 1")),
     # ... another process started without subprocess
     "a test running the module through os.system": (
         SUB_MODULE,
