@@ -2,7 +2,37 @@
 ``_watch_code_reads``, ``_watch_thread_starts``, ``_end_collection_watch``, SWAP_BLOCKERS).
 
 Each test judges one fine mutant with PytestSession (the fast path) and cold (gates.judge on the
-materialized mutant, plain pytest) and asserts equal verdicts (support/swap_cases.py).
+materialized mutant, plain pytest) and asserts equal verdicts (support/swap_cases.py). All eight fail on
+623bc5e, each judged by the swap executor; seven with the fast verdict ACCEPT where cold REJECTs:
+
+- thread_started_by_the_start_new_alias: ``_thread.start_new`` (a second builtin, not wrapped by
+  ``_watch_thread_starts``) computes at import, untraced by coverage.py, and ends before collection does.
+- signal_handler_computes_in_the_server: an ``ITIMER_REAL`` handler runs the function in the swap server
+  after collection (no thread, no read, nothing the watch sees); the child inherits its result.
+- call_at_import_with_the_tracer_suspended: ``sys.settrace(None)`` around an import-time call: the map
+  has no "" context on the line, so the swap child keeps the conforming code's table.
+- function_made_from_the_loaders_code: ``__loader__.get_code(__name__)`` compiles the module again with
+  no exec event and no audited read, under no blocked word; a function made from its constants.
+- test_reads_the_module_text_through_spec_origin: ``m.__spec__.origin`` is ``__file__`` under a name
+  SWAP_BLOCKERS lacks; in a swap child it is the control copy.
+- code_read_through_ctypes: ``ctypes.py_object.from_address`` reads ``func_code`` (no
+  ``object.__getattr__`` event); a ``.replace()`` copy leaves the reference count at 3.
+- cache_warmed_by_an_at_fork_hook: ``os.register_at_fork(after_in_child=...)`` runs the function in
+  the swap child when the server forks it, before the swap.
+
+and one where the swap is stricter (REJECT where cold ACCEPTs):
+
+- module_frames_name_two_files_in_a_swap_child: since the swapped code names the child's private copy,
+  one module's frames name two files; a stack walk skipping the module's own frames by file (numpy's,
+  pandas' ``find_stack_level``) stops at the swapped function, and the warning names the wrong caller.
+
+Held (the fast verdict equalled cold's; not kept here): a bound method cached at import, a dispatch
+dict / ``functools.partial`` / a default argument holding the function, ``copy.copy`` and a pickle
+round trip of it, a class decorator copying methods to another class, a module aliased in
+``sys.modules``, a generator method made in a test (all swapped, reject = reject); an ``lru_cache``
+wrapper, an idle ``ThreadPoolExecutor`` made at import, a traceback's ``tb_frame.f_code`` read at
+import (all forked, reject = reject); a ``sys.setprofile`` hook at import reading ``frame.f_code`` of
+other calls (swapped, reject = reject).
 """
 from __future__ import annotations
 
@@ -232,3 +262,41 @@ def test_rt_swap4_module_frames_name_two_files_in_a_swap_child(tmp_path):
     fast, cold = judged_both_ways(tmp_path, STACK, STACK_TESTS, "L16: x * 2 -> x / 2")
     assert cold.verdict.value == "accept", cold
     assert fast.judgement.verdict == cold.verdict, (fast.executor, fast.judgement)
+
+
+# 8. a cache warmed after every fork (``os.register_at_fork(after_in_child=...)``, as a pre-forking
+#    server's workers do): the swap child runs the hook when the server forks it, before the swap,
+#    so the cache holds the conforming code's value; cold pytest never forks, and the test's own
+#    call computes the mutant's
+AT_FORK = b'''import os
+
+_CACHE = {}
+
+
+def compute(x):
+    return x * 2
+
+
+def cached(x):
+    if x not in _CACHE:
+        _CACHE[x] = compute(x)
+    return _CACHE[x]
+
+
+def _warm():
+    cached(3)
+
+
+os.register_at_fork(after_in_child=_warm)
+'''
+AT_FORK_TESTS = '''import m
+
+
+def test_cached():
+    assert m.cached(3) == 6
+'''
+
+
+def test_rt_swap4_cache_warmed_by_an_at_fork_hook(tmp_path):
+    """An ``after_in_child`` hook runs the function in the swap child before the swap is made."""
+    assert_killed_as_cold(tmp_path, AT_FORK, AT_FORK_TESTS, "L7: x * 2 -> x / 2")
