@@ -465,6 +465,8 @@ def _swap_child(req: dict, session, out_fd: int, err_fd: int) -> None:
     Exit 75 (EX_TEMPFAIL) when the swap cannot be made: the caller then judges the usual way."""
     code = 70
     try:
+        _RUNS["intact"] = _RUNS["hook"] is not None and sys.gettrace() is _RUNS["hook"] and not _RUNS["tampered"]
+        _own_settrace(None)
         os.setsid()
         os.dup2(os.open(os.devnull, os.O_RDONLY), 0)
         os.chdir(req["cwd"])
@@ -526,10 +528,6 @@ def _swap_target(req: dict):
     filename = str(_module_file_of(mod))
     if sum(n for f, n in _CODE_WATCH["execs"].items() if os.path.realpath(f) == os.path.realpath(filename)) > 1:
         return None         # the module run twice before the fork: functions of the first run may be held
-    # the swapped function's file is the private copy's, which holds the mutant: a traceback's or
-    # linecache's text of its lines is the mutant's, as in a cold run (red team helper-137)
-    ctl, cwd = str(req.get("control") or "").rstrip("/"), str(req.get("cwd") or "")
-    named = cwd + filename[len(ctl):] if ctl and cwd and filename.startswith(ctl + "/") else filename
     owner: object = mod
     *path, name = req["qualname"].split(".")
     for part in path:
@@ -537,7 +535,7 @@ def _swap_target(req: dict):
         if not isinstance(owner, type):
             return None
     live = _functions_of(vars(owner).get(name), req["qualname"])
-    found = _mutated_codes(req, named)
+    found = _mutated_codes(req, filename)
     originals = _mutated_codes({"codes": req.get("originals") or []}, filename)
     # several defs of one name (typing.overload stubs, then the implementation; a property's getter
     # and setter; a def a later def of the name replaced, still bound under another name): each live
@@ -558,6 +556,30 @@ def _swap_target(req: dict):
     return changed[0]
 
 
+def _show_mutant_text(req: dict) -> None:
+    """Give ``linecache`` the mutant's lines for the module's file (the conforming control copy,
+    which every function of the module names, the swapped one too): a traceback or a
+    ``linecache.getline`` in the child shows the mutant's text, as cold (red team helper-137), and
+    every frame of the module names one file, as cold (rt4: a stack walk skipping the module's
+    own frames by file). The entry keeps the control file's size and time, so ``checkcache`` keeps
+    it; a reader going to the file itself is the module watch's read (``_RUNS``: the child declines)."""
+    import linecache
+    import tokenize
+    mod = _MODULE_BY_FILE.get(str(req.get("module_file")))
+    filename = _module_file_of(mod) if mod is not None else None
+    ctl, cwd = str(req.get("control") or "").rstrip("/"), str(req.get("cwd") or "")
+    if not filename or not ctl or not cwd or not filename.startswith(ctl + "/"):
+        return
+    try:
+        st = os.stat(filename)
+        with tokenize.open(cwd + filename[len(ctl):]) as f:      # the child's private copy: the mutant
+            lines = f.readlines()
+    except (OSError, SyntaxError, UnicodeDecodeError):
+        linecache.cache.pop(filename, None)
+        return
+    linecache.cache[filename] = (st.st_size, st.st_mtime, lines, filename)
+
+
 def _nothing_else_made_from(fn) -> bool:
     """Is ``fn`` the one thing holding its code object, and each code object nested in it (an
     inner def, a lambda, a comprehension) held by its parent's constants alone? What was made from
@@ -574,6 +596,8 @@ def _nothing_else_made_from(fn) -> bool:
         return False        # its code read before the fork, or anything's; a thread started (``_watch_code_reads``)
     code = fn.__code__
     if sys.getrefcount(code) != 3:      # fn.__code__, the local ``code``, getrefcount's argument
+        return False
+    if not _module_untouched(code):
         return False
     todo = [code]
     while todo:
@@ -664,6 +688,7 @@ def _swap_run(req: dict, session, out_fd: int) -> int:
         return 75
     for fn, new_code in targets:
         fn.__code__ = new_code
+    _show_mutant_text(req)
     if req.get("control"):
         _redirect_imports(req["control"], req["cwd"])
     failed: list[str] = []
@@ -680,6 +705,8 @@ def _swap_run(req: dict, session, out_fd: int) -> int:
     except session.Interrupted:
         code = 2
     ran = stop() if stop is not None else ""
+    if _RUNS["reads"]:
+        return 75       # the module's file read while the tests ran: there it is the conforming copy
     if not _session_impls_unchanged(session):
         return 75       # a test registered or rewrote one (config.pluginmanager.register): the fork way runs it
     if session.testsfailed:
@@ -868,7 +895,7 @@ def _watch_code_reads() -> None:
                 _CODE_HELD[id(code)] = code
             if args[1] == "__code__":
                 _CODE_READ.add(id(args[0]))
-        elif event in ("gc.get_referents", "gc.get_referrers", "gc.get_objects"):
+        elif event in ("gc.get_referents", "gc.get_referrers", "gc.get_objects") or event in _MEMORY_EVENTS:
             _CODE_WATCH["gc"] = True
         elif event == "exec" and args and isinstance(args[0], types.CodeType) and args[0].co_name == "<module>":
             execs = _CODE_WATCH["execs"]
@@ -892,6 +919,90 @@ def _watch_thread_starts() -> None:
         return start(*args, **kwargs)
     _thread.start_new_thread = counted
     threading._start_new_thread = counted            # type: ignore[attr-defined]
+
+
+# What of the module under test ran, or was read, in a swap server's process before a swap (red team
+# rt4): a call at import with the tracer set aside, a signal handler run while the server idles, an
+# at-fork hook run in the child before the swap, the module's text or code read again through its
+# loader, ``__spec__.origin`` or a copy of its file. Each leaves the conforming code's result, or the
+# conforming text, where the swap does not reach. Observed in the same process, from the server's
+# start to the swap: a trace function (call events only) notes every code object run with the
+# module's namespace as globals, an audit hook every open of the module's source or bytecode file
+# after its code began to run, and every ``sys.settrace`` not the watch's own (the calls it saw may
+# then be short).
+_RUNS: dict = {"hook": None, "pending": None, "space": None, "ran": set(), "tampered": False, "ours": False,
+               "reads": 0, "armed": False, "intact": False, "file": ""}
+# audit events by which code can read any object's memory (ctypes): what is copied then is unknown
+_MEMORY_EVENTS = frozenset({"ctypes.cdata", "ctypes.cdata/buffer", "ctypes.string_at", "ctypes.wstring_at",
+                            "ctypes.call_function"})
+
+
+def _watch_module(artifact: str) -> None:
+    """Start the watch of ``_RUNS`` for the module file ``artifact`` (in a swap server, before it
+    collects)."""
+    import importlib.util
+    import types
+    w, busy = _RUNS, _AUDIT_BUSY
+    w["file"] = artifact
+    names = {os.path.realpath(artifact), os.path.realpath(importlib.util.cache_from_source(artifact))}
+    bases = {os.path.basename(n) for n in names}
+
+    def trace(frame, event, arg):
+        g = frame.f_globals
+        if g is w["space"] or w["pending"] is not None:
+            busy[0] = True              # f_code is an audited read: the watch's own
+            try:
+                code = frame.f_code
+                if g is not w["space"]:
+                    if id(code) != w["pending"]:
+                        return None
+                    w["space"], w["pending"] = g, None      # the module's own code, starting
+                w["ran"].add(id(code))
+            finally:
+                busy[0] = False
+        return None
+
+    def audit(event, args):
+        if busy[0]:
+            return
+        if event == "sys.settrace" and not w["ours"]:
+            w["tampered"] = True
+        elif event == "exec" and args and isinstance(args[0], types.CodeType) and args[0].co_name == "<module>" \
+                and os.path.basename(args[0].co_filename) in bases and os.path.realpath(args[0].co_filename) in names:
+            w["pending"], w["armed"] = id(args[0]), True   # the id only: holding it would hold its functions' code
+        elif event == "open" and w["armed"] and args and isinstance(args[0], (str, bytes)):
+            path = os.fsdecode(args[0])
+            if os.path.basename(path) in bases and os.path.realpath(path) in names:
+                w["reads"] += 1
+    sys.addaudithook(audit)
+    w["hook"] = trace
+    _own_settrace(trace)
+
+
+def _own_settrace(fn) -> None:
+    """``sys.settrace`` by the server itself (not a tampering the watch must note)."""
+    _RUNS["ours"] = True
+    try:
+        sys.settrace(fn)
+    finally:
+        _RUNS["ours"] = False
+
+
+def _module_untouched(code) -> bool:
+    """Did nothing of what ``_RUNS`` watches happen before this swap: the watch intact to the fork,
+    ``code`` and no code object nested in it run in this process, the module's file not read again?"""
+    import types
+    w = _RUNS
+    if not w["intact"] or w["reads"] or id(code) in w["ran"]:
+        return False
+    todo = [code]
+    while todo:
+        for c in todo.pop().co_consts:
+            if isinstance(c, types.CodeType):
+                if id(c) in w["ran"]:
+                    return False
+                todo.append(c)
+    return True
 
 
 def _watch_lambdas() -> None:
@@ -1099,7 +1210,11 @@ class _SwapPlugin:
         ok = not session.testsfailed and bool(session.items) and _only_pytests_session_hooks(session)
         if ok:
             _register_swap_plugins(session)
-            _warm_linecache()
+            _AUDIT_BUSY[0] = True       # the server's own reads (the module's file among them)
+            try:
+                _warm_linecache()
+            finally:
+                _AUDIT_BUSY[0] = False
         gc.freeze()     # the collected suite too: children's gc.collect skips it
         pids, left = [], list(self.twins)
         while left:         # each twin closes the descriptors still open here but its own
@@ -1201,6 +1316,7 @@ def _serve_collected(ctl, base_path: list[str], collect: dict, twins: Sequence[i
     os.dup2(null, 2)
     gc.freeze()
     _watch_code_reads()
+    _watch_module(collect["env"]["CORPUS_ARTIFACT"])
     if collect.get("watch_lambdas"):
         _watch_lambdas()
     # first among the run loops (pytest's own would run the suite here)
@@ -1228,10 +1344,16 @@ def _loop(ctl, base_path: list[str], session) -> None:
             _items_by_id(session)
         trace = (req.get("swap") or req).get("trace")
         if trace:
+            before = sys.gettrace()
+            _RUNS["ours"] = True        # coverage's start and stop set the tracer: the server's own
             try:
                 _known_files(_recorder(trace))  # coverage's set-up once, here, not in every child
             except Exception:           # noqa: BLE001 - the child makes it, or reports '?'
                 pass
+            finally:
+                _RUNS["ours"] = False
+            if sys.gettrace() is not before:
+                _own_settrace(before)       # the module watch's, which coverage's stop removed
         sys.stdout.flush()
         sys.stderr.flush()
         pid = os.fork()

@@ -25,8 +25,9 @@ ddf7396 too (PRE-EXISTING; none is new with the branch):
 The six swap cases pass since: a swap server holds every code object read through an attribute
 (``__code__``, ``gi_code``, ``cr_code``, ``ag_code``, ``f_code``) until collection ends, so its
 reference count says so; any ``gc.get_referents``/``get_referrers``/``get_objects`` call then, a
-thread alive at its end, or the module executed twice, turns the function swap off; and the swapped
-code's file is the child's private copy, which holds the mutant. The raw-thread case passes since the
+thread alive at its end, or the module executed twice, turns the function swap off; and a traceback's
+text of the swapped code is the mutant's (the child's ``linecache`` holds the mutant's lines for the module's
+file: forkserver ``_show_mutant_text``). The raw-thread case passes since the
 coverage run notes every thread started that coverage does not trace (corpus/coverage_runner.py
 ``traced_thread_start``): its test is selected for every mutant.
 """

@@ -2,8 +2,11 @@
 ``_watch_code_reads``, ``_watch_thread_starts``, ``_end_collection_watch``, SWAP_BLOCKERS).
 
 Each test judges one fine mutant with PytestSession (the fast path) and cold (gates.judge on the
-materialized mutant, plain pytest) and asserts equal verdicts (support/swap_cases.py). All eight fail on
-623bc5e, each judged by the swap executor; seven with the fast verdict ACCEPT where cold REJECTs:
+materialized mutant, plain pytest) and asserts equal verdicts (support/swap_cases.py). All eight failed on
+623bc5e, each judged by the swap executor; seven with the fast verdict ACCEPT where cold REJECTs. All pass
+since the swap server watches its own process (forkserver ``_watch_module``: what of the module ran there,
+its file read again, a tracer set by the suite; a ctypes memory read; the mutant's text in the child's
+linecache) and the coverage run notes threads it cannot trace (the first case):
 
 - thread_started_by_the_start_new_alias: ``_thread.start_new`` (a second builtin, not wrapped by
   ``_watch_thread_starts``) computes at import, untraced by coverage.py, and ends before collection does.
