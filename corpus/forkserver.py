@@ -465,8 +465,6 @@ def _swap_child(req: dict, session, out_fd: int, err_fd: int) -> None:
     Exit 75 (EX_TEMPFAIL) when the swap cannot be made: the caller then judges the usual way."""
     code = 70
     try:
-        _RUNS["intact"] = _RUNS["hook"] is not None and sys.gettrace() is _RUNS["hook"] and not _RUNS["tampered"]
-        _own_settrace(None)
         os.setsid()
         os.dup2(os.open(os.devnull, os.O_RDONLY), 0)
         os.chdir(req["cwd"])
@@ -686,6 +684,7 @@ def _swap_run(req: dict, session, out_fd: int) -> int:
         targets = None if target is None else [target]
     if not targets or any(n not in by_id for n in wanted):
         return 75
+    _own_settrace(None)     # the module watch ends with the swap decision (``_module_untouched``)
     for fn, new_code in targets:
         fn.__code__ = new_code
     _show_mutant_text(req)
@@ -895,7 +894,7 @@ def _watch_code_reads() -> None:
                 _CODE_HELD[id(code)] = code
             if args[1] == "__code__":
                 _CODE_READ.add(id(args[0]))
-        elif event in ("gc.get_referents", "gc.get_referrers", "gc.get_objects") or event in _MEMORY_EVENTS:
+        elif event in ("gc.get_referents", "gc.get_referrers", "gc.get_objects"):
             _CODE_WATCH["gc"] = True
         elif event == "exec" and args and isinstance(args[0], types.CodeType) and args[0].co_name == "<module>":
             execs = _CODE_WATCH["execs"]
@@ -906,51 +905,63 @@ def _watch_code_reads() -> None:
 
 
 def _watch_thread_starts() -> None:
-    """Count the threads started until collection ends (3.11 audits no thread start): one that
-    ended before then may still have computed with the conforming code, so any turns the function
-    swap off (``_nothing_else_made_from``), not only one alive at the end (timing would decide)."""
+    """Count the threads started in a swap server (3.11 audits no thread start), at collection or
+    later (a signal handler's, an at-fork hook's): one that ended may still have computed with the
+    conforming code, so any turns the function swap off (``_nothing_else_made_from``), not only one
+    alive at the end of collection (timing would decide)."""
     import _thread
     import threading
     start = _thread.start_new_thread
 
     def counted(*args, **kwargs):
-        if _LAMBDA_WATCH["on"]:
-            _CODE_WATCH["threads"] += 1
+        _CODE_WATCH["threads"] += 1
         return start(*args, **kwargs)
-    _thread.start_new_thread = counted
+    _thread.start_new_thread = _thread.start_new = counted
     threading._start_new_thread = counted            # type: ignore[attr-defined]
 
 
-# What of the module under test ran, or was read, in a swap server's process before a swap (red team
-# rt4): a call at import with the tracer set aside, a signal handler run while the server idles, an
-# at-fork hook run in the child before the swap, the module's text or code read again through its
-# loader, ``__spec__.origin`` or a copy of its file. Each leaves the conforming code's result, or the
-# conforming text, where the swap does not reach. Observed in the same process, from the server's
-# start to the swap: a trace function (call events only) notes every code object run with the
-# module's namespace as globals, an audit hook every open of the module's source or bytecode file
-# after its code began to run, and every ``sys.settrace`` not the watch's own (the calls it saw may
-# then be short).
-_RUNS: dict = {"hook": None, "pending": None, "space": None, "ran": set(), "tampered": False, "ours": False,
-               "reads": 0, "armed": False, "intact": False, "file": ""}
-# audit events by which code can read any object's memory (ctypes): what is copied then is unknown
-_MEMORY_EVENTS = frozenset({"ctypes.cdata", "ctypes.cdata/buffer", "ctypes.string_at", "ctypes.wstring_at",
-                            "ctypes.call_function"})
+# What of the module under test ran, or was read, in a swap server's process before a swap (red teams
+# rt4 and rt5): a call at import with the tracer set aside, a signal handler or an at-fork hook
+# calling the function, the module's text or code read again (its loader, ``__spec__.origin``, a
+# link to its file), a suite's audit hook handed the module's code. Each leaves the conforming code's
+# result, or the conforming text, where the swap does not reach. Observed in the same process, from
+# the server's start to the swap decision in the child: a trace function (call events only) notes
+# every code object run with the module's namespace as globals; an audit hook notes every open of
+# the module's file (by its inode: a link of any name is the same file) but the first import's own,
+# and every audit event outside ``SWAP_SAFE_EVENTS``; wrappers note what 3.11 does not audit (a
+# thread started, an at-fork hook registered by code outside the standard library, a file opened
+# relative to a directory descriptor). The function swap is taken only when nothing was noted.
+_RUNS: dict = {"hook": None, "pending": None, "space": None, "ran": set(), "odd": set(), "reads": 0,
+               "inodes": set(), "forking": False, "load": None}
+
+# the audit events a suite's import and collection may raise, each accounted for by the watch (an
+# ``open`` by the file it reaches, the module's ``exec`` by the count of its runs, a code object read
+# by ``_CODE_HELD``) or unable to run or copy the module's code: any other event before the swap (an
+# audit hook added, a tracer or profile function set, ctypes, a gc walk, a process started, a signal
+# sent, a file renamed) turns the function swap off. An event missing here costs a fork, never a verdict.
+SWAP_SAFE_EVENTS = frozenset({
+    "import", "open", "exec", "compile", "marshal.loads", "marshal.dumps", "code.__new__", "function.__new__",
+    "object.__getattr__", "object.__setattr__", "object.__delattr__", "builtins.id", "sys._getframe",
+    "sys._current_frames", "array.__new__", "os.listdir", "os.scandir", "glob.glob", "glob.glob/2",
+    "pathlib.Path.glob", "pathlib.Path.rglob", "os.chdir", "os.putenv", "os.unsetenv", "os.mkdir",
+    "os.remove", "os.rmdir", "tempfile.mkstemp", "tempfile.mkdtemp", "time.sleep", "locale.setlocale",
+    "pickle.find_class", "socket.__new__", "socket.gethostname", "socket.getaddrinfo"})
 
 
 def _watch_module(artifact: str) -> None:
     """Start the watch of ``_RUNS`` for the module file ``artifact`` (in a swap server, before it
-    collects)."""
-    import importlib.util
+    collects): the trace function, the audit hook, the wrappers."""
+    import importlib._bootstrap as bootstrap
     import types
     w, busy = _RUNS, _AUDIT_BUSY
-    w["file"] = artifact
-    names = {os.path.realpath(artifact), os.path.realpath(importlib.util.cache_from_source(artifact))}
-    bases = {os.path.basename(n) for n in names}
+    real = os.path.realpath(artifact)
+    w["load"] = getattr(bootstrap, "_load_unlocked").__code__  # the import system's own load (its reads are allowed)
+    w["inodes"].add(_inode(artifact))
 
     def trace(frame, event, arg):
         g = frame.f_globals
         if g is w["space"] or w["pending"] is not None:
-            busy[0] = True              # f_code is an audited read: the watch's own
+            was, busy[0] = busy[0], True        # f_code is an audited read: the watch's own
             try:
                 code = frame.f_code
                 if g is not w["space"]:
@@ -959,41 +970,118 @@ def _watch_module(artifact: str) -> None:
                     w["space"], w["pending"] = g, None      # the module's own code, starting
                 w["ran"].add(id(code))
             finally:
-                busy[0] = False
+                busy[0] = was
         return None
 
     def audit(event, args):
-        if busy[0]:
+        if busy[0] or event == "os.fork" and w["forking"]:
             return
-        if event == "sys.settrace" and not w["ours"]:
-            w["tampered"] = True
-        elif event == "exec" and args and isinstance(args[0], types.CodeType) and args[0].co_name == "<module>" \
-                and os.path.basename(args[0].co_filename) in bases and os.path.realpath(args[0].co_filename) in names:
-            w["pending"], w["armed"] = id(args[0]), True   # the id only: holding it would hold its functions' code
-        elif event == "open" and w["armed"] and args and isinstance(args[0], (str, bytes)):
-            path = os.fsdecode(args[0])
-            if os.path.basename(path) in bases and os.path.realpath(path) in names:
-                w["reads"] += 1
+        if event == "open":
+            _note_open(args, artifact, real)
+        elif event == "exec" and args and isinstance(args[0], types.CodeType) and args[0].co_name == "<module>":
+            if os.path.realpath(args[0].co_filename) == real:
+                w["pending"] = id(args[0])      # the id only: holding it would hold its functions' code
+        elif event not in SWAP_SAFE_EVENTS:
+            w["odd"].add(event)
     sys.addaudithook(audit)
+    _watch_unaudited()
     w["hook"] = trace
     _own_settrace(trace)
 
 
+def _inode(path) -> tuple[int, int] | None:
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return st.st_dev, st.st_ino
+
+
+def _note_open(args, artifact: str, real: str) -> None:
+    """An ``open`` event: a read of the module's source or bytecode file (any name reaching its
+    inode, as it is now or was at the watch's start) counts, unless the module's code has not run
+    yet and the import system's own load of it is opening it; a process's memory is an odd event."""
+    import importlib.util
+    w, busy = _RUNS, _AUDIT_BUSY
+    path = args[0] if args else None
+    if isinstance(path, os.PathLike):
+        path = os.fspath(path)
+    if not isinstance(path, (str, bytes)):
+        return          # a descriptor: counted when it was opened
+    name = os.fsdecode(path)
+    if name.startswith("/proc/") and os.path.basename(name) == "mem":
+        w["odd"].add("open /proc/.../mem")
+        return
+    busy[0] = True
+    try:
+        now = {_inode(artifact), _inode(importlib.util.cache_from_source(artifact))} | w["inodes"]
+        ino = _inode(name)
+        if ino is None or ino not in now:
+            return
+        w["inodes"] |= {i for i in now if i is not None}
+        if w["space"] is None and w["pending"] is None and _first_load(real):
+            return
+        w["reads"] += 1
+    finally:
+        busy[0] = False
+
+
+def _first_load(real: str) -> bool:
+    """Is the import system's load of the module (its spec's origin ``real``) on the stack?"""
+    f: Any = sys._getframe(2)
+    while f is not None:
+        if f.f_code is _RUNS["load"]:
+            spec = f.f_locals.get("spec")
+            origin = getattr(spec, "origin", None)
+            return isinstance(origin, str) and os.path.realpath(origin) == real
+        f = f.f_back
+    return False
+
+
+def _watch_unaudited() -> None:
+    """What 3.11 does not audit: an at-fork hook registered by code outside the standard library
+    (run at every fork, in the server or in the child before the swap: odd), a file opened relative
+    to a directory descriptor (its name says nothing: counted as a read of the module's file)."""
+    import posix
+    import sysconfig
+    w, busy = _RUNS, _AUDIT_BUSY
+    stdlib = sysconfig.get_paths()["stdlib"] + os.sep
+    register, real_open = posix.register_at_fork, posix.open
+
+    def register_at_fork(**kwargs):
+        busy[0] = True
+        try:
+            where = sys._getframe(1).f_code.co_filename
+        finally:
+            busy[0] = False
+        if not (where.startswith(stdlib) and "site-packages" not in where or where.startswith("<frozen ")):
+            w["odd"].add("os.register_at_fork")
+        return register(**kwargs)
+
+    def open_(path, flags, mode=0o777, *, dir_fd=None):
+        if dir_fd is not None:
+            w["reads"] += 1
+        return real_open(path, flags, mode, dir_fd=dir_fd)
+    posix.register_at_fork = os.register_at_fork = register_at_fork
+    posix.open = os.open = open_
+
+
 def _own_settrace(fn) -> None:
-    """``sys.settrace`` by the server itself (not a tampering the watch must note)."""
-    _RUNS["ours"] = True
+    """``sys.settrace`` by the server itself (not an event the watch notes)."""
+    was, _AUDIT_BUSY[0] = _AUDIT_BUSY[0], True
     try:
         sys.settrace(fn)
     finally:
-        _RUNS["ours"] = False
+        _AUDIT_BUSY[0] = was
 
 
 def _module_untouched(code) -> bool:
-    """Did nothing of what ``_RUNS`` watches happen before this swap: the watch intact to the fork,
-    ``code`` and no code object nested in it run in this process, the module's file not read again?"""
+    """Did nothing the watch notes happen before this swap (``_RUNS``): its trace function still
+    set, no odd event, the module's file not read again, ``code`` and no code object nested in it
+    run in this process?"""
     import types
     w = _RUNS
-    if not w["intact"] or w["reads"] or id(code) in w["ran"]:
+    if w["hook"] is None or sys.gettrace() is not w["hook"] or w["odd"] or w["reads"] or id(code) in w["ran"]:
         return False
     todo = [code]
     while todo:
@@ -1017,8 +1105,12 @@ def _watch_lambdas() -> None:
             finally:
                 _AUDIT_BUSY[0] = False
     _LAMBDA_WATCH["hook"] = hook
-    sys.setprofile(hook)
-    threading.setprofile(hook)
+    _AUDIT_BUSY[0] = True       # the server's own profile function (not an event the module watch notes)
+    try:
+        sys.setprofile(hook)
+        threading.setprofile(hook)
+    finally:
+        _AUDIT_BUSY[0] = False
 
 
 def _end_collection_watch() -> None:
@@ -1034,8 +1126,12 @@ def _end_collection_watch() -> None:
         # it, and what was called since is unknown, so no lambda is swapped
         _LAMBDA_WATCH["threads_ok"] = False
         return
-    sys.setprofile(None)
-    threading.setprofile(None)
+    _AUDIT_BUSY[0] = True
+    try:
+        sys.setprofile(None)
+        threading.setprofile(None)
+    finally:
+        _AUDIT_BUSY[0] = False
     _LAMBDA_WATCH["threads_ok"] = len(sys._current_frames()) == 1
 
 
@@ -1243,6 +1339,15 @@ def _fork_twin(own: int, others: list[int], base_path: list[str], session, ok: b
     return _fork_serving(own, others, serve)  # (others: the server's control socket and the other twins')
 
 
+def _fork() -> int:
+    """``os.fork`` by the server itself (not an event the module watch notes)."""
+    _RUNS["forking"] = True
+    try:
+        return os.fork()
+    finally:
+        _RUNS["forking"] = False
+
+
 def _fork_serving(own: int, others: list[int], serve: Callable[[Any], None]) -> int:
     """Fork a server that runs ``serve`` on the socket ``own`` after closing ``others`` (descriptors of this
     server's it must not hold: its control socket, the other spares' and twins'), and exits when it returns.
@@ -1250,7 +1355,7 @@ def _fork_serving(own: int, others: list[int], serve: Callable[[Any], None]) -> 
     import socket
     sys.stdout.flush()
     sys.stderr.flush()
-    pid = os.fork()
+    pid = _fork()
     if pid == 0:
         try:
             for fd in others:
@@ -1345,18 +1450,18 @@ def _loop(ctl, base_path: list[str], session) -> None:
         trace = (req.get("swap") or req).get("trace")
         if trace:
             before = sys.gettrace()
-            _RUNS["ours"] = True        # coverage's start and stop set the tracer: the server's own
+            _AUDIT_BUSY[0] = True       # coverage's start and stop set the tracer: the server's own
             try:
                 _known_files(_recorder(trace))  # coverage's set-up once, here, not in every child
             except Exception:           # noqa: BLE001 - the child makes it, or reports '?'
                 pass
             finally:
-                _RUNS["ours"] = False
+                _AUDIT_BUSY[0] = False
             if sys.gettrace() is not before:
                 _own_settrace(before)       # the module watch's, which coverage's stop removed
         sys.stdout.flush()
         sys.stderr.flush()
-        pid = os.fork()
+        pid = _fork()
         if pid == 0:
             ctl.close()
             if "swap" in req and session is not None:
