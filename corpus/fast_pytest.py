@@ -389,7 +389,10 @@ class PytestSession:
 # module it re-reads is the mutant, as on the fork path (issue 35). runpy and exec of the file's
 # text, a path built from __file__, and inspect's source readers still block it.
 SWAP_BLOCKERS = ("runpy", "exec(", "subprocess", "Popen", "os.system", "multiprocessing", "CORPUS_ARTIFACT",
-                 "__file__", "getsource", "inspect", "spec_from_file_location", "SourceFileLoader")
+                 "__file__", "getsource", "inspect", "spec_from_file_location", "SourceFileLoader",
+                 # the module's file named another way: in a swap child it is the conforming control copy,
+                 # outside the working directory, whose metadata a stat (no open, so no count) reads (rt6)
+                 "__spec__", "__loader__", "__cached__", "find_spec")
 
 # text in a test file or a conftest.py by which a swap child may import the module's file again
 # (its module object is already loaded in the collected suite): only then is the mutant's bytecode

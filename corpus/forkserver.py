@@ -684,7 +684,6 @@ def _swap_run(req: dict, session, out_fd: int) -> int:
         targets = None if target is None else [target]
     if not targets or any(n not in by_id for n in wanted):
         return 75
-    _own_settrace(None)     # the module watch ends with the swap decision (``_module_untouched``)
     for fn, new_code in targets:
         fn.__code__ = new_code
     _show_mutant_text(req)
@@ -781,16 +780,17 @@ def _crash_only_reports() -> None:
     nodes.Node._repr_failure_py = crash_only  # type: ignore[method-assign]
 
 
-def _warm_linecache(extra: Sequence[str] = ()) -> None:
+def _warm_linecache(extra: Sequence[str] = (), skip: set | frozenset = frozenset()) -> None:
     """Read every loaded module's source into ``linecache``, in a server before it forks. A
     failing test's traceback (the swap child's native style, the fork child's long one) reads the
     source lines of each frame's file through linecache: in a child that read every such file
     again, per child (a seventh of a one-test swap child's run on ordered-set, issue 35). What a
     traceback shows is unchanged: each reader calls ``linecache.checkcache`` first, which drops an
-    entry whose file's size or modification time changed since, so the lines are the file's."""
+    entry whose file's size or modification time changed since, so the lines are the file's. A file
+    whose inode is in ``skip`` (the module under test, by any name) is not read."""
     import linecache
     for f in [*(_module_file_of(m) for m in list(sys.modules.values())), *extra]:
-        if f and f.endswith(".py"):
+        if f and f.endswith(".py") and not (skip and _inode(f) in skip):
             try:
                 linecache.getlines(f)
             except Exception:           # noqa: BLE001 - read by the child, as before
@@ -899,6 +899,8 @@ def _watch_code_reads() -> None:
         elif event == "exec" and args and isinstance(args[0], types.CodeType) and args[0].co_name == "<module>":
             execs = _CODE_WATCH["execs"]
             execs[args[0].co_filename] = execs.get(args[0].co_filename, 0) + 1
+            if _inode(args[0].co_filename) in _RUNS["inodes"]:
+                _RUNS["ran"] = True     # the module's own code: from now on every read of its file counts
     _LAMBDA_WATCH["on"] = True
     sys.addaudithook(audit)     # a hook stays for the process's life: off once the watch ends
     _watch_thread_starts()
@@ -921,24 +923,27 @@ def _watch_thread_starts() -> None:
 
 
 # What of the module under test ran, or was read, in a swap server's process before a swap (red teams
-# rt4 and rt5): a call at import with the tracer set aside, a signal handler or an at-fork hook
-# calling the function, the module's text or code read again (its loader, ``__spec__.origin``, a
-# link to its file), a suite's audit hook handed the module's code. Each leaves the conforming code's
-# result, or the conforming text, where the swap does not reach. Observed in the same process, from
-# the server's start to the swap decision in the child: a trace function (call events only) notes
-# every code object run with the module's namespace as globals; an audit hook notes every open of
-# the module's file (by its inode: a link of any name is the same file) but the first import's own,
-# and every audit event outside ``SWAP_SAFE_EVENTS``; wrappers note what 3.11 does not audit (a
-# thread started, an at-fork hook registered by code outside the standard library, a file opened
-# relative to a directory descriptor). The function swap is taken only when nothing was noted.
-_RUNS: dict = {"hook": None, "pending": None, "space": None, "ran": set(), "odd": set(), "reads": 0,
-               "inodes": set(), "forking": False, "load": None}
+# rt4, rt5, rt6): a call at import with the tracer set aside, a signal handler, an at-fork hook, a
+# finalizer or a raw thread calling the function, the module's text or code read again (its loader,
+# ``__spec__.origin``, a link to its file, a directory descriptor), a suite's audit hook handed the
+# module's code. Each leaves the conforming code's result, or the conforming text, where the swap does
+# not reach. Observed in the same process, up to the swap decision in the child:
+# - whether the function's code ever began to run is the interpreter's own count (``_never_run``: 3.11
+#   counts every start of a code object, a call or a generator's resume, in any thread, traced or not,
+#   in the code object's ``co_warmup`` until it specializes it);
+# - an audit hook notes every event outside ``SWAP_SAFE_EVENTS`` and counts every open of the module's
+#   source or bytecode file (by its inode: a link of any name is the same file) and of its directory or
+#   an ancestor of it (a directory descriptor reaches the file by a name the event does not show), but
+#   the first import's own load. The function swap is taken only when nothing was noted.
+_RUNS: dict = {"odd": set(), "reads": 0, "inodes": set(), "dirs": set(), "forking": False, "ran": False,
+               "codes": ()}
 
 # the audit events a suite's import and collection may raise, each accounted for by the watch (an
 # ``open`` by the file it reaches, the module's ``exec`` by the count of its runs, a code object read
 # by ``_CODE_HELD``) or unable to run or copy the module's code: any other event before the swap (an
 # audit hook added, a tracer or profile function set, ctypes, a gc walk, a process started, a signal
-# sent, a file renamed) turns the function swap off. An event missing here costs a fork, never a verdict.
+# sent, a file renamed or linked) turns the function swap off. An event missing here costs a fork,
+# never a verdict.
 SWAP_SAFE_EVENTS = frozenset({
     "import", "open", "exec", "compile", "marshal.loads", "marshal.dumps", "code.__new__", "function.__new__",
     "object.__getattr__", "object.__setattr__", "object.__delattr__", "builtins.id", "sys._getframe",
@@ -950,146 +955,130 @@ SWAP_SAFE_EVENTS = frozenset({
 
 def _watch_module(artifact: str) -> None:
     """Start the watch of ``_RUNS`` for the module file ``artifact`` (in a swap server, before it
-    collects): the trace function, the audit hook, the wrappers."""
-    import importlib._bootstrap as bootstrap
-    import types
+    collects)."""
+    import importlib._bootstrap_external as external
     w, busy = _RUNS, _AUDIT_BUSY
-    real = os.path.realpath(artifact)
-    w["load"] = getattr(bootstrap, "_load_unlocked").__code__  # the import system's own load (its reads are allowed)
+    w["codes"] = tuple(getattr(c, "__code__") for c in (
+        external.FileLoader.get_data, external.SourceLoader.get_code, getattr(external, "_LoaderBasics").exec_module))
     w["inodes"].add(_inode(artifact))
-
-    def trace(frame, event, arg):
-        g = frame.f_globals
-        if g is w["space"] or w["pending"] is not None:
-            was, busy[0] = busy[0], True        # f_code is an audited read: the watch's own
-            try:
-                code = frame.f_code
-                if g is not w["space"]:
-                    if id(code) != w["pending"]:
-                        return None
-                    w["space"], w["pending"] = g, None      # the module's own code, starting
-                w["ran"].add(id(code))
-            finally:
-                busy[0] = was
-        return None
+    d = os.path.dirname(os.path.abspath(artifact))
+    while True:             # the module's directory and its ancestors
+        w["dirs"].add(_inode(d))
+        if os.path.dirname(d) == d:
+            break
+        d = os.path.dirname(d)
 
     def audit(event, args):
-        if busy[0] or event == "os.fork" and w["forking"]:
+        if event == "open":         # counted even while the server's own code runs: it opens no such file
+            _note_open(args, artifact)
+        elif busy[0] or event == "os.fork" and w["forking"]:
             return
-        if event == "open":
-            _note_open(args, artifact, real)
-        elif event == "exec" and args and isinstance(args[0], types.CodeType) and args[0].co_name == "<module>":
-            if os.path.realpath(args[0].co_filename) == real:
-                w["pending"] = id(args[0])      # the id only: holding it would hold its functions' code
         elif event not in SWAP_SAFE_EVENTS:
             w["odd"].add(event)
     sys.addaudithook(audit)
-    _watch_unaudited()
-    w["hook"] = trace
-    _own_settrace(trace)
 
 
 def _inode(path) -> tuple[int, int] | None:
     try:
         st = os.stat(path)
-    except (OSError, ValueError):
+    except (OSError, ValueError, TypeError):
         return None
     return st.st_dev, st.st_ino
 
 
-def _note_open(args, artifact: str, real: str) -> None:
+def _note_open(args, artifact: str) -> None:
     """An ``open`` event: a read of the module's source or bytecode file (any name reaching its
-    inode, as it is now or was at the watch's start) counts, unless the module's code has not run
-    yet and the import system's own load of it is opening it; a process's memory is an odd event."""
+    inode, as it is now or was at the watch's start) or of its directory or an ancestor counts,
+    unless it is the import system's own load reading it before the module first ran; a path of
+    any type but ``str`` or ``bytes`` counts too (its methods are the suite's: never called here);
+    a process's memory is an odd event."""
     import importlib.util
+    import stat
     w, busy = _RUNS, _AUDIT_BUSY
     path = args[0] if args else None
-    if isinstance(path, os.PathLike):
-        path = os.fspath(path)
-    if not isinstance(path, (str, bytes)):
+    if type(path) is int:
         return          # a descriptor: counted when it was opened
-    name = os.fsdecode(path)
-    if name.startswith("/proc/") and os.path.basename(name) == "mem":
-        w["odd"].add("open /proc/.../mem")
+    if type(path) is not str and type(path) is not bytes:
+        w["reads"] += 1
         return
-    busy[0] = True
+    was, busy[0] = busy[0], True        # the watch's own events below (sys._getframe)
     try:
+        name = os.fsdecode(path)
+        if name.startswith("/proc/") and name.endswith("/mem"):
+            w["odd"].add("open /proc/.../mem")
+            return
+        try:
+            st = os.stat(name)
+        except (OSError, ValueError):
+            return
+        ino = (st.st_dev, st.st_ino)
+        if stat.S_ISDIR(st.st_mode):
+            flags = args[2] if len(args) > 2 else None
+            tmpfile = getattr(os, "O_TMPFILE", 0)
+            # a descriptor of the directory (read-only or O_PATH: a directory opens no other way), not a
+            # new unnamed file in it (O_TMPFILE: tempfile.TemporaryFile, pytest's capture)
+            if ino in w["dirs"] and not (type(flags) is int and (
+                    flags & os.O_ACCMODE != os.O_RDONLY or tmpfile and flags & tmpfile == tmpfile)):
+                w["reads"] += 1
+            return
         now = {_inode(artifact), _inode(importlib.util.cache_from_source(artifact))} | w["inodes"]
-        ino = _inode(name)
-        if ino is None or ino not in now:
+        if ino not in now:
             return
         w["inodes"] |= {i for i in now if i is not None}
-        if w["space"] is None and w["pending"] is None and _first_load(real):
+        if not w["ran"] and _first_load():
             return
         w["reads"] += 1
     finally:
-        busy[0] = False
+        busy[0] = was
 
 
-def _first_load(real: str) -> bool:
-    """Is the import system's load of the module (its spec's origin ``real``) on the stack?"""
-    f: Any = sys._getframe(2)
-    while f is not None:
-        if f.f_code is _RUNS["load"]:
-            spec = f.f_locals.get("spec")
-            origin = getattr(spec, "origin", None)
-            return isinstance(origin, str) and os.path.realpath(origin) == real
+def _first_load() -> bool:
+    """Is the open the import system's own load of a module (``FileLoader.get_data`` called by
+    ``SourceLoader.get_code`` called by ``exec_module``), not a suite's code reading the file?"""
+    f: Any = sys._getframe(3)       # _first_load, _note_open, the audit hook: then the opener
+    for code in _RUNS["codes"]:
+        if f is None or f.f_code is not code:
+            return False
         f = f.f_back
-    return False
+    return True
 
 
-def _watch_unaudited() -> None:
-    """What 3.11 does not audit: an at-fork hook registered by code outside the standard library
-    (run at every fork, in the server or in the child before the swap: odd), a file opened relative
-    to a directory descriptor (its name says nothing: counted as a read of the module's file)."""
-    import posix
-    import sysconfig
-    w, busy = _RUNS, _AUDIT_BUSY
-    stdlib = sysconfig.get_paths()["stdlib"] + os.sep
-    register, real_open = posix.register_at_fork, posix.open
-
-    def register_at_fork(**kwargs):
-        busy[0] = True
-        try:
-            where = sys._getframe(1).f_code.co_filename
-        finally:
-            busy[0] = False
-        if not (where.startswith(stdlib) and "site-packages" not in where or where.startswith("<frozen ")):
-            w["odd"].add("os.register_at_fork")
-        return register(**kwargs)
-
-    def open_(path, flags, mode=0o777, *, dir_fd=None):
-        if dir_fd is not None:
-            w["reads"] += 1
-        return real_open(path, flags, mode, dir_fd=dir_fd)
-    posix.register_at_fork = os.register_at_fork = register_at_fork
-    posix.open = os.open = open_
+_WARMUP = -8    # a 3.11 code object's co_warmup until its first start (QUICKENING_INITIAL_WARMUP_VALUE)
 
 
-def _own_settrace(fn) -> None:
-    """``sys.settrace`` by the server itself (not an event the watch notes)."""
-    was, _AUDIT_BUSY[0] = _AUDIT_BUSY[0], True
+def _never_run(code) -> bool | None:
+    """Has ``code`` never begun to run in this process? 3.11 adds one to a code object's
+    ``co_warmup`` at every start (its RESUME: a call, a generator's or coroutine's resume), in any
+    thread, traced or not, until it specializes the code (then 0). Read from the object's memory at
+    the field's place in 3.11's ``PyCodeObject`` (after the header, ``co_consts``, ``co_names``,
+    ``co_exceptiontable``, ``co_flags``), checked by reading ``co_flags`` beside it. None: the layout
+    is not 3.11's (nothing is known: no swap)."""
+    import ctypes
+    if sys.version_info[:2] != (3, 11):
+        return None
+    base = id(code) + object.__basicsize__ + 4 * ctypes.sizeof(ctypes.c_void_p)
+    was, _AUDIT_BUSY[0] = _AUDIT_BUSY[0], True      # the watch's own memory read (ctypes.cdata)
     try:
-        sys.settrace(fn)
+        if ctypes.c_int.from_address(base).value != code.co_flags:
+            return None
+        return ctypes.c_short.from_address(base + ctypes.sizeof(ctypes.c_int)).value == _WARMUP
     finally:
         _AUDIT_BUSY[0] = was
 
 
 def _module_untouched(code) -> bool:
-    """Did nothing the watch notes happen before this swap (``_RUNS``): its trace function still
-    set, no odd event, the module's file not read again, ``code`` and no code object nested in it
-    run in this process?"""
+    """Did nothing the watch notes happen before this swap (``_RUNS``): no odd event, the module's
+    file not read again, ``code`` and every code object nested in it never run in this process?"""
     import types
     w = _RUNS
-    if w["hook"] is None or sys.gettrace() is not w["hook"] or w["odd"] or w["reads"] or id(code) in w["ran"]:
+    if w["odd"] or w["reads"]:
         return False
     todo = [code]
     while todo:
-        for c in todo.pop().co_consts:
-            if isinstance(c, types.CodeType):
-                if id(c) in w["ran"]:
-                    return False
-                todo.append(c)
+        c = todo.pop()
+        if _never_run(c) is not True:
+            return False
+        todo.extend(k for k in c.co_consts if isinstance(k, types.CodeType))
     return True
 
 
@@ -1306,11 +1295,7 @@ class _SwapPlugin:
         ok = not session.testsfailed and bool(session.items) and _only_pytests_session_hooks(session)
         if ok:
             _register_swap_plugins(session)
-            _AUDIT_BUSY[0] = True       # the server's own reads (the module's file among them)
-            try:
-                _warm_linecache()
-            finally:
-                _AUDIT_BUSY[0] = False
+            _warm_linecache(skip=_RUNS["inodes"])     # not the module's file: a child gives the mutant's lines
         gc.freeze()     # the collected suite too: children's gc.collect skips it
         pids, left = [], list(self.twins)
         while left:         # each twin closes the descriptors still open here but its own
@@ -1449,7 +1434,6 @@ def _loop(ctl, base_path: list[str], session) -> None:
             _items_by_id(session)
         trace = (req.get("swap") or req).get("trace")
         if trace:
-            before = sys.gettrace()
             _AUDIT_BUSY[0] = True       # coverage's start and stop set the tracer: the server's own
             try:
                 _known_files(_recorder(trace))  # coverage's set-up once, here, not in every child
@@ -1457,8 +1441,6 @@ def _loop(ctl, base_path: list[str], session) -> None:
                 pass
             finally:
                 _AUDIT_BUSY[0] = False
-            if sys.gettrace() is not before:
-                _own_settrace(before)       # the module watch's, which coverage's stop removed
         sys.stdout.flush()
         sys.stderr.flush()
         pid = _fork()

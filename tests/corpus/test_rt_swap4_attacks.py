@@ -157,7 +157,7 @@ def compute(x):
     return x * 2
 
 
-_consts = __loader__.get_code(__name__).co_consts
+_consts = globals()["__load" "er__"].get_code(__name__).co_consts
 fast_compute = types.FunctionType(
     next(c for c in _consts if getattr(c, "co_name", "") == "compute"), globals())
 '''
@@ -185,7 +185,7 @@ ORIGIN_TESTS = '''import m
 
 def test_compute_and_its_text():
     assert m.compute(0) == 0
-    with open(m.__spec__.origin) as f:
+    with open(getattr(m, "__sp" "ec__").origin) as f:
         assert "return x * 2" in f.read()
 '''
 

@@ -86,7 +86,9 @@ def test_a_module_level_audit_hook_sees_no_server_parse(tmp_path):
             assert not seen
             assert f(1) == 2
         """, 6)
-    assert fast.executor == "swap"
+    # an audit hook added by the suite is outside the swap watch's list (it is handed the module's code by
+    # the import's exec event, and runs in the child before the swap: red team rt5): the fork way judges
+    assert fast.executor == "fork"
     assert fast.judgement.verdict is cold, (fast.executor, fast.judgement.reason)
 
 
