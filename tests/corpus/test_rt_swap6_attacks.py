@@ -3,8 +3,13 @@
 ``SWAP_SAFE_EVENTS``, ``_RUNS``, ``_show_mutant_text``, ``_warm_linecache``, ``_watch_thread_starts``).
 
 Each test judges one fine mutant with PytestSession (the fast path) and cold (gates.judge on the
-materialized mutant, plain pytest) and asserts equal verdicts (support/swap_cases.py). All eleven fail
-on 8d53fa8, each judged by the swap executor; ten with the fast verdict ACCEPT where cold REJECTs:
+materialized mutant, plain pytest) and asserts equal verdicts (support/swap_cases.py). All eleven failed
+on 8d53fa8, each judged by the swap executor; ten with the fast verdict ACCEPT where cold REJECTs. All pass
+since e96b8bc: whether the function ran is the code object's own warm-up count (no hook, thread or finalizer
+escapes it), the watch calls no method of the suite's objects, the first load is told by the exact loader
+chain, directory opens count, the server's linecache warm-up skips the module's file by inode, and the two
+cases with no dynamic rule (the stat, the working directory) go the fork way by the word list (``__spec__``);
+the other cases spell the listed words apart, so that the dynamic rules are what they test:
 
 - str_subclass_method_runs_inside_the_watchs_audit_hook: ``open(StrSubclass(...))``: the open event
   carries the object and ``_note_open`` calls its ``startswith`` inside the audit hook, where CPython
