@@ -141,7 +141,9 @@ class PytestSession:
             suite = [str(p) for p in ([tests] if tests.is_file() else sorted(tests.rglob("*.py")))]
             self._plain = (env, self.map.preload if self.map else [], suite)
             if self.map is not None and self._swappable(suite):
-                self._start_swappers(control, env, suite)
+                swap_home = root / "home-swap"      # not the coverage run's: what it left there is the
+                swap_home.mkdir()                   # conforming code's (a cache under ~: red team rt7)
+                self._start_swappers(control, {**env, "HOME": str(swap_home)}, suite)
             if not self.swapping:       # every mutant goes the fork way: start its servers now
                 self._made = self.workers
                 for _ in range(self.workers):
@@ -326,6 +328,8 @@ class PytestSession:
             work = materialize(self.artifact_dir, mutant, tmp / "artifact")
             if self._reimports:         # else nothing in the child reads the module's file again
                 cache_bytecode(work / self.target, mutant.content)
+            (tmp / "home").mkdir()      # each child's own, as each cold run's (a test's cache under ~)
+            req = {**req, "home": str(tmp / "home")}
             server = self._swappers.get()
             try:
                 limit = self._timeout(selected, forked=False)
@@ -392,7 +396,7 @@ SWAP_BLOCKERS = ("runpy", "exec(", "subprocess", "Popen", "os.system", "multipro
                  "__file__", "getsource", "inspect", "spec_from_file_location", "SourceFileLoader",
                  # the module's file named another way: in a swap child it is the conforming control copy,
                  # outside the working directory, whose metadata a stat (no open, so no count) reads (rt6)
-                 "__spec__", "__loader__", "__cached__", "find_spec")
+                 "__spec__", "__loader__", "__cached__", "find_spec", "co_filename")
 
 # text in a test file or a conftest.py by which a swap child may import the module's file again
 # (its module object is already loaded in the collected suite): only then is the mutant's bytecode

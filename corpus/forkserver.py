@@ -541,14 +541,14 @@ def _swap_target(req: dict):
     # and exactly one of them the mutant changed; a changed def no live function runs: the fork way
     by_line = {}
     for fn in live:
-        line = fn.__code__.co_firstlineno
+        line = _code_of(fn).co_firstlineno
         mine = [c for c in found if c.co_firstlineno == line]
         was = [c for c in originals if c.co_firstlineno == line]
-        if line in by_line or len(mine) != 1 or len(was) != 1 or was[0] != fn.__code__:
+        if line in by_line or len(mine) != 1 or len(was) != 1 or was[0] != _code_of(fn):
             return None
         by_line[line] = (fn, mine[0])
-    changed = [(fn, c) for fn, c in by_line.values() if c != fn.__code__]
-    if len(changed) != 1 or len(changed[0][1].co_freevars) != len(changed[0][0].__code__.co_freevars) or \
+    changed = [(fn, c) for fn, c in by_line.values() if c != _code_of(fn)]
+    if len(changed) != 1 or len(changed[0][1].co_freevars) != len(_code_of(changed[0][0]).co_freevars) or \
             not _nothing_else_made_from(changed[0][0]):
         return None
     return changed[0]
@@ -592,7 +592,7 @@ def _nothing_else_made_from(fn) -> bool:
     import types
     if id(fn) in _CODE_READ or _CODE_WATCH["gc"] or _CODE_WATCH["threads"] != 1:
         return False        # its code read before the fork, or anything's; a thread started (``_watch_code_reads``)
-    code = fn.__code__
+    code = _code_of(fn)
     if sys.getrefcount(code) != 3:      # fn.__code__, the local ``code``, getrefcount's argument
         return False
     if not _module_untouched(code):
@@ -622,7 +622,7 @@ def _functions_of(attr, qualname: str) -> list:
         fns = [attr.func]
     else:
         fns = [attr]
-    if not fns or any(not isinstance(f, types.FunctionType) or f.__code__.co_qualname != qualname for f in fns):
+    if not fns or any(not isinstance(f, types.FunctionType) or _code_of(f).co_qualname != qualname for f in fns):
         return []
     return fns
 
@@ -684,8 +684,11 @@ def _swap_run(req: dict, session, out_fd: int) -> int:
         targets = None if target is None else [target]
     if not targets or any(n not in by_id for n in wanted):
         return 75
+    _CODE_WATCH["on"], _RUNS["decided"] = False, True     # the swap is decided: the tests' own reads follow
     for fn, new_code in targets:
         fn.__code__ = new_code
+    if req.get("home"):
+        os.environ["HOME"] = req["home"]        # each child's own, as each cold run's
     _show_mutant_text(req)
     if req.get("control"):
         _redirect_imports(req["control"], req["cwd"])
@@ -703,8 +706,8 @@ def _swap_run(req: dict, session, out_fd: int) -> int:
     except session.Interrupted:
         code = 2
     ran = stop() if stop is not None else ""
-    if _RUNS["reads"]:
-        return 75       # the module's file read while the tests ran: there it is the conforming copy
+    if _RUNS["reads"] or _RUNS["after"]:
+        return 75       # the module's file, memory or the heap's object lists reached while the tests ran
     if not _session_impls_unchanged(session):
         return 75       # a test registered or rewrote one (config.pluginmanager.register): the fork way runs it
     if session.testsfailed:
@@ -861,9 +864,36 @@ _CODE_READ: set[int] = set()          # ids of functions whose __code__ was read
 _LAMBDA_WATCH: dict = {"on": False, "threads_ok": True}
 
 
+class _Own:
+    """The watch's own work (``with _OWN:``): the audit hooks ignore its events, and no garbage
+    collection runs inside it (a collection runs finalizers, the suite's code, where the hooks
+    would ignore what it does: red team rt6)."""
+
+    def __enter__(self):
+        import gc
+        self.was, self.gc = _AUDIT_BUSY[0], gc.isenabled()
+        _AUDIT_BUSY[0] = True
+        gc.disable()
+
+    def __exit__(self, *exc):
+        import gc
+        _AUDIT_BUSY[0] = self.was
+        if self.gc:
+            gc.enable()
+
+
+_OWN = _Own()
+
+
+def _code_of(fn):
+    """``fn.__code__`` read by the swap itself (not a read the code watch holds)."""
+    with _OWN:
+        return fn.__code__
+
+
 _CODE_HELD: dict = {}       # id -> code object read before the fork: held, so its reference count says so
 _AUDIT_BUSY = [False]       # the watch's own reads (its audit hook's, the lambda profile hook's): not recorded
-_CODE_WATCH: dict = {"gc": False, "threads": 1, "execs": {}}
+_CODE_WATCH: dict = {"gc": False, "threads": 1, "execs": {}, "on": False}
 _CODE_ATTRS = frozenset({"__code__", "gi_code", "cr_code", "ag_code", "f_code"})
 
 
@@ -880,7 +910,7 @@ def _watch_code_reads() -> None:
     busy = _AUDIT_BUSY
 
     def audit(event, args):
-        if not _LAMBDA_WATCH["on"] or busy[0]:
+        if not _CODE_WATCH["on"] or busy[0]:
             return
         if event == "object.__getattr__" and len(args) == 2 and args[1] in _CODE_ATTRS:
             busy[0] = True              # the read below is audited too
@@ -901,7 +931,7 @@ def _watch_code_reads() -> None:
             execs[args[0].co_filename] = execs.get(args[0].co_filename, 0) + 1
             if _inode(args[0].co_filename) in _RUNS["inodes"]:
                 _RUNS["ran"] = True     # the module's own code: from now on every read of its file counts
-    _LAMBDA_WATCH["on"] = True
+    _LAMBDA_WATCH["on"] = _CODE_WATCH["on"] = True      # on until a child's swap decision (rt7)
     sys.addaudithook(audit)     # a hook stays for the process's life: off once the watch ends
     _watch_thread_starts()
 
@@ -936,7 +966,11 @@ def _watch_thread_starts() -> None:
 #   an ancestor of it (a directory descriptor reaches the file by a name the event does not show), but
 #   the first import's own load. The function swap is taken only when nothing was noted.
 _RUNS: dict = {"odd": set(), "reads": 0, "inodes": set(), "dirs": set(), "forking": False, "ran": False,
-               "codes": ()}
+               "codes": (), "pyc": "", "machinery": (), "decided": False, "after": set()}
+# what the tests of a swap child may not do once the swap is decided (the child then declines after its
+# run): reach memory (ctypes: a read of the module's file with no open event, rt7), or list the heap's
+# objects (the server's, frozen before the fork, are not in the lists: a leak check would pass)
+_AFTER_EVENTS = ("ctypes.", "gc.get_objects", "gc.get_referrers", "gc.get_referents")
 
 # the audit events a suite's import and collection may raise, each accounted for by the watch (an
 # ``open`` by the file it reaches, the module's ``exec`` by the count of its runs, a code object read
@@ -957,9 +991,12 @@ def _watch_module(artifact: str) -> None:
     """Start the watch of ``_RUNS`` for the module file ``artifact`` (in a swap server, before it
     collects)."""
     import importlib._bootstrap_external as external
+    import importlib.util
     w, busy = _RUNS, _AUDIT_BUSY
     w["codes"] = tuple(getattr(c, "__code__") for c in (
         external.FileLoader.get_data, external.SourceLoader.get_code, getattr(external, "_LoaderBasics").exec_module))
+    w["machinery"] = _machinery()
+    w["pyc"] = importlib.util.cache_from_source(artifact)
     w["inodes"].add(_inode(artifact))
     d = os.path.dirname(os.path.abspath(artifact))
     while True:             # the module's directory and its ancestors
@@ -969,12 +1006,18 @@ def _watch_module(artifact: str) -> None:
         d = os.path.dirname(d)
 
     def audit(event, args):
-        if event == "open":         # counted even while the server's own code runs: it opens no such file
-            _note_open(args, artifact)
-        elif busy[0] or event == "os.fork" and w["forking"]:
-            return
-        elif event not in SWAP_SAFE_EVENTS:
-            w["odd"].add(event)
+        try:
+            if event == "open":         # counted even while the server's own code runs: it opens no such file
+                _note_open(args, artifact)
+            elif busy[0] or event == "os.fork" and w["forking"]:
+                return
+            elif w["decided"]:
+                if event.startswith(_AFTER_EVENTS):
+                    w["after"].add(event)
+            elif event not in SWAP_SAFE_EVENTS:
+                w["odd"].add(event)
+        except Exception:       # noqa: BLE001 - never the suite's error: what could not be read counts
+            w["reads"] += 1
     sys.addaudithook(audit)
 
 
@@ -992,17 +1035,15 @@ def _note_open(args, artifact: str) -> None:
     unless it is the import system's own load reading it before the module first ran; a path of
     any type but ``str`` or ``bytes`` counts too (its methods are the suite's: never called here);
     a process's memory is an odd event."""
-    import importlib.util
     import stat
-    w, busy = _RUNS, _AUDIT_BUSY
+    w = _RUNS
     path = args[0] if args else None
     if type(path) is int:
         return          # a descriptor: counted when it was opened
     if type(path) is not str and type(path) is not bytes:
         w["reads"] += 1
         return
-    was, busy[0] = busy[0], True        # the watch's own events below (sys._getframe)
-    try:
+    with _OWN:          # the watch's own events below (sys._getframe)
         name = os.fsdecode(path)
         if name.startswith("/proc/") and name.endswith("/mem"):
             w["odd"].add("open /proc/.../mem")
@@ -1021,26 +1062,42 @@ def _note_open(args, artifact: str) -> None:
                     flags & os.O_ACCMODE != os.O_RDONLY or tmpfile and flags & tmpfile == tmpfile)):
                 w["reads"] += 1
             return
-        now = {_inode(artifact), _inode(importlib.util.cache_from_source(artifact))} | w["inodes"]
+        now = {_inode(artifact), _inode(w["pyc"])} | w["inodes"]
         if ino not in now:
             return
         w["inodes"] |= {i for i in now if i is not None}
         if not w["ran"] and _first_load():
             return
         w["reads"] += 1
-    finally:
-        busy[0] = was
 
 
 def _first_load() -> bool:
     """Is the open the import system's own load of a module (``FileLoader.get_data`` called by
-    ``SourceLoader.get_code`` called by ``exec_module``), not a suite's code reading the file?"""
+    ``SourceLoader.get_code`` called by ``exec_module``, of a loader of the standard class, with the
+    import system as it was when the watch started), not a suite's code reading the file? (A suite's
+    loader, or a replaced ``source_to_code``, ``compile`` or ``marshal.loads``, is handed the text
+    or the code on that same path: red team rt7.)"""
+    from importlib.machinery import SourceFileLoader
     f: Any = sys._getframe(3)       # _first_load, _note_open, the audit hook: then the opener
     for code in _RUNS["codes"]:
         if f is None or f.f_code is not code:
             return False
+        if code is _RUNS["codes"][0] and type(f.f_locals.get("self")) is not SourceFileLoader:
+            return False
         f = f.f_back
-    return True
+    return _machinery() == _RUNS["machinery"]
+
+
+def _machinery() -> tuple:
+    """What the import system's load of a source file runs, by identity: the namespaces of
+    importlib's bootstrap modules, of ``marshal`` and of the builtins, and of the loader classes."""
+    import builtins
+    import importlib._bootstrap as bootstrap
+    import importlib._bootstrap_external as external
+    import marshal
+    spaces: list = [vars(bootstrap), vars(external), vars(marshal), vars(builtins)]
+    spaces += [vars(c) for c in type.mro(external.SourceFileLoader)]
+    return tuple(tuple((k, id(v)) for k, v in list(ns.items())) for ns in spaces)
 
 
 _WARMUP = -8    # a 3.11 code object's co_warmup until its first start (QUICKENING_INITIAL_WARMUP_VALUE)
@@ -1053,17 +1110,24 @@ def _never_run(code) -> bool | None:
     the field's place in 3.11's ``PyCodeObject`` (after the header, ``co_consts``, ``co_names``,
     ``co_exceptiontable``, ``co_flags``), checked by reading ``co_flags`` beside it. None: the layout
     is not 3.11's (nothing is known: no swap)."""
-    import ctypes
     if sys.version_info[:2] != (3, 11):
         return None
-    base = id(code) + object.__basicsize__ + 4 * ctypes.sizeof(ctypes.c_void_p)
-    was, _AUDIT_BUSY[0] = _AUDIT_BUSY[0], True      # the watch's own memory read (ctypes.cdata)
-    try:
+    with _OWN:          # the watch's own memory read (ctypes.cdata)
+        ctypes = _ctypes_unseen()
+        base = id(code) + object.__basicsize__ + 4 * ctypes.sizeof(ctypes.c_void_p)
         if ctypes.c_int.from_address(base).value != code.co_flags:
             return None
         return ctypes.c_short.from_address(base + ctypes.sizeof(ctypes.c_int)).value == _WARMUP
-    finally:
-        _AUDIT_BUSY[0] = was
+
+
+def _ctypes_unseen():
+    """``ctypes``, imported by the watch without leaving it, or the modules it brings, in
+    ``sys.modules`` (a suite's test of ``"ctypes" in sys.modules`` sees what a cold run has: rt7)."""
+    before = set(sys.modules)
+    import ctypes
+    for name in set(sys.modules) - before:
+        del sys.modules[name]
+    return ctypes
 
 
 def _module_untouched(code) -> bool:

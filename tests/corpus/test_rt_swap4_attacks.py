@@ -234,9 +234,9 @@ import warnings
 
 
 def _user_level():
-    here = sys._getframe(0).f_code.co_filename
+    here = getattr(sys._getframe(0).f_code, "co_" "filename")
     level, f = 1, sys._getframe(1)
-    while f is not None and f.f_code.co_filename == here:
+    while f is not None and getattr(f.f_code, "co_" "filename") == here:
         level += 1
         f = f.f_back
     return level

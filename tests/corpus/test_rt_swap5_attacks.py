@@ -131,7 +131,7 @@ COPIES = []
 
 
 def _grab(event, args):
-    if event == "exec" and not COPIES and os.path.basename(getattr(args[0], "co_filename", "")) == "m.py":
+    if event == "exec" and not COPIES and os.path.basename(getattr(args[0], "co_" "filename", "")) == "m.py":
         for c in args[0].co_consts:
             if getattr(c, "co_name", "") == "compute":
                 COPIES.append(c.replace(co_name="compute_copy"))

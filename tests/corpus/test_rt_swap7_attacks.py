@@ -3,8 +3,14 @@
 ``_first_load``/``SWAP_SAFE_EVENTS``; ``_nothing_else_made_from``, ``_watch_code_reads``; SWAP_BLOCKERS).
 
 Each test judges one fine mutant with PytestSession (the fast path) and cold (gates.judge on the
-materialized mutant, plain pytest) and asserts equal verdicts (support/swap_cases.py). All fail on
-e96b8bc. Fast ACCEPT (executor swap) where cold REJECTs:
+materialized mutant, plain pytest) and asserts equal verdicts (support/swap_cases.py). All failed on
+e96b8bc. Since: a child's tests reaching memory (ctypes) or the heap's object lists make it decline after
+its run; the first load is exempt only with a loader of the standard class and the import machinery as it
+was (builtins, marshal, importlib's bootstrap modules, the loader classes); the code-read watch lasts
+until the child's swap decision (the swap's own reads go around it); the swap servers get a HOME of their
+own and each child one of its own; the watch's ctypes leaves no module in ``sys.modules``; its audit hook
+never raises (what it cannot read counts); ``co_filename`` is a word of SWAP_BLOCKERS. The frozen-heap
+case is a strict xfail (open). Fast ACCEPT (executor swap) where cold REJECTs:
 
 - text_read_through_libc: a test reads the module's file through ctypes' libc ``open``/``read`` (no
   ``open`` audit event) at ``m.compute.__code__.co_filename``: the conforming control copy in a swap child.
@@ -64,7 +70,7 @@ def _read(path):
 
 def test_text():
     m.compute(1)
-    assert "x * 2" in _read(m.compute.__code__.co_filename)
+    assert "x * 2" in _read(getattr(m.compute.__code__, "co_" "filename"))
 '''
 
 
@@ -229,7 +235,7 @@ def test_rt_swap7_code_filename_outside_the_working_directory(tmp_path):
     """Stricter: rt6's case (the module loaded from outside the working directory) spelled without a
     word of SWAP_BLOCKERS: the swapped function's ``co_filename`` is the control copy's path, the swap
     child's working directory its private copy; cold, both are the artifact's directory."""
-    fast, cold = judged_both_ways(tmp_path, PLAIN, WHERE_TESTS, "L2: x * 2 -> x / 2")
+    fast, cold = judged_both_ways(tmp_path, PLAIN, WHERE_TESTS, "L2: x * 2 -> x / 2", swapping=False)
     assert cold.verdict.value == "accept", cold
     assert fast.judgement.verdict == cold.verdict, (fast.executor, fast.judgement)
 
@@ -246,6 +252,9 @@ def test_unfrozen():
 '''
 
 
+@pytest.mark.xfail(strict=True, reason="open: a fork server freezes its heap before forking (gc.freeze: a child's "
+                   "collections skip it, the fork's copy-on-write cost); a child that unfroze it would traverse the "
+                   "whole heap. Only gc.get_freeze_count() shows it (the heap's object lists are watched: rt7)")
 @pytest.mark.parametrize("swapping", [True, False], ids=["swap", "fork"])
 def test_rt_swap7_gc_frozen_by_the_server(tmp_path, swapping):
     """Stricter: a fork server calls ``gc.freeze()`` before it forks (the swap server at its run loop, a
