@@ -12,7 +12,11 @@ from corpus.gates import judge
 from corpus.model import ArtifactSpec
 from corpus.operators import generate
 from corpus.workdir import materialize
-from support.swap_cases import one_module_gate
+from support.swap_cases import assert_killed_as_cold, one_module_gate
+
+PLAIN = b'''def compute(x):
+    return x * 2
+'''
 
 
 def _judged_in_one_session(tmp_path, module: bytes, tests: str, notes: list[str]):
@@ -78,3 +82,78 @@ def test_rt_swap8_cache_path_bound_to_the_servers_home_at_import(tmp_path):
     assert fast[0].judgement.verdict.value == "reject", fast[0]
     assert cold.verdict.value == "reject", cold
     assert fast[-1].judgement.verdict == cold.verdict, (fast[-1].executor, fast[-1].judgement)
+
+
+# B. a cache path bound at import to the working directory: the swap server imported the module in the
+#    conforming control copy (its cwd), where the coverage run (its cwd the same copy) left the conforming
+#    function's result; a swap child's chdir to its private copy does not reach the bound path.
+CWD_BOUND_MODULE = b'''import json
+import os
+
+CACHE = os.path.abspath("m-cache.json")
+
+
+def compute(x):
+    return x * 2
+
+
+def cached(x):
+    if os.path.exists(CACHE):
+        with open(CACHE) as f:
+            known = json.load(f)
+        if str(x) in known:
+            return known[str(x)]
+    value = compute(x)
+    with open(CACHE, "w") as f:
+        json.dump({str(x): value}, f)
+    return value
+'''
+
+CWD_BOUND_TESTS = '''import m
+
+
+def test_cached():
+    assert m.cached(2) == 4
+'''
+
+
+def test_rt_swap8_cache_path_bound_to_the_control_copy_at_import(tmp_path):
+    """``CACHE = os.path.abspath("m-cache.json")`` at import: in the swap server it names a file in the
+    conforming control copy (the server's cwd), where the coverage run (cwd: the same copy) wrote 4 from
+    the conforming ``compute``. The swap child of ``2 -> 3`` reads 4 there: fast ACCEPT (swap); cold (a
+    fresh copy, no cache: 6) REJECT. One mutant, no earlier child needed."""
+    assert_killed_as_cold(tmp_path, CWD_BOUND_MODULE, CWD_BOUND_TESTS, "L8: 2 -> 3")
+
+
+# C. the module's text read through a directory descriptor: ``os.open(rel, dir_fd=d)`` raises an ``open``
+#    event naming ``rel`` alone, which ``_note_open`` stats against the cwd (no such file: not counted);
+#    ``d`` is a fresh temporary directory (not the module's directory or an ancestor) holding a link to
+#    the module's directory. A swap child reads the conforming control copy's text.
+DIRFD_TESTS = '''import os
+import tempfile
+
+import m
+
+
+def _text_of(path):
+    d = tempfile.mkdtemp()
+    os.symlink(os.path.dirname(path), os.path.join(d, "x"))
+    dfd = os.open(d, os.O_RDONLY)
+    fd = os.open(os.path.join("x", os.path.basename(path)), os.O_RDONLY, dir_fd=dfd)
+    os.close(dfd)
+    with os.fdopen(fd) as f:
+        return f.read()
+
+
+def test_text():
+    m.compute(1)
+    assert "x * 2" in _text_of(vars(m)["__fi" "le__"])
+'''
+
+
+def test_rt_swap8_text_read_through_a_directory_descriptor(tmp_path):
+    """A test reads the module's file by ``os.open("x/m.py", dir_fd=d)``, ``d`` a new temporary directory
+    with ``x`` a link to the module's directory: the ``open`` event's relative path is stat'ed from the
+    cwd (not found: not a read), the directory ``d`` is not an ancestor of the module. The swap child reads
+    the control copy's ``x * 2``: fast ACCEPT (swap); cold reads the mutant's ``x * 3``: REJECT."""
+    assert_killed_as_cold(tmp_path, PLAIN, DIRFD_TESTS, "L2: 2 -> 3")
