@@ -3,7 +3,7 @@
 
 Each test judges fine mutants with PytestSession (the fast path) and cold (gates.judge on the
 materialized mutant, plain pytest) and asserts equal verdicts for the mutant under attack. Each failed on
-e8bcab7 with cold's verdict checked (REJECT) and the fast verdict ACCEPT by the executor named.
+e8bcab7 with cold's verdict checked (REJECT): A, B, C fast ACCEPT (swap); D fast INCAPACITY (fork).
 """
 from __future__ import annotations
 
@@ -157,3 +157,61 @@ def test_rt_swap8_text_read_through_a_directory_descriptor(tmp_path):
     cwd (not found: not a read), the directory ``d`` is not an ancestor of the module. The swap child reads
     the control copy's ``x * 2``: fast ACCEPT (swap); cold reads the mutant's ``x * 3``: REJECT."""
     assert_killed_as_cold(tmp_path, PLAIN, DIRFD_TESTS, "L2: 2 -> 3")
+
+
+# D. pytest's own ``pytest_unconfigure`` (9.x's unraisableexception plugin: a gc pass, then the
+#    unraisable exceptions it found, as warnings): a swap child runs ``pytest_runtestloop`` alone and
+#    exits, so a finalizer raising at the session's end (a reference cycle collected there) never runs;
+#    with such warnings errors (a conftest's ``warnings.filterwarnings`` at configure) the cold run ends with exit 1.
+UNRAISABLE_MODULE = b'''def compute(x):
+    return x * 2
+
+
+class Holder:
+    def __init__(self, x):
+        self.me = self
+        self.x = x
+
+    def __del__(self):
+        if compute(self.x) != 4:
+            raise ValueError("bad")
+'''
+
+UNRAISABLE_CONFTEST = '''import warnings
+
+import pytest
+
+
+def pytest_configure(config):
+    warnings.filterwarnings("error", category=pytest.PytestUnraisableExceptionWarning)
+'''
+
+UNRAISABLE_TESTS = '''import m
+
+
+def test_holder():
+    m.Holder(2)
+    assert m.compute(0) == 0
+'''
+
+
+def test_rt_swap8_finalizer_raising_in_pytests_unconfigure(tmp_path):
+    """A cycle ``Holder(2)`` left by the test, whose ``__del__`` raises when ``compute(2) != 4``, is
+    collected by pytest's own ``pytest_unconfigure`` (unraisableexception: ``gc_collect_harder``, then
+    ``collect_unraisable``); a conftest's ``pytest_configure`` makes
+    ``PytestUnraisableExceptionWarning`` an error, so cold pytest
+    ends with exit 1 on ``2 -> 3``: REJECT. The swap child runs pytest's run loop alone, never
+    ``pytest_unconfigure`` (and ``os._exit``s). On e8bcab7 the swap child declines here and the fork
+    child (``forkserver._child``) catches the exception ``pytest.main`` raises as exit 70: fast INCAPACITY
+    (fork), cold (``python -m pytest``: an uncaught exception, exit 1) REJECT. (Only pytest's own implementations of
+    the session hooks are there, so ``_only_pytests_session_hooks`` keeps the swap on.)"""
+    g, art = one_module_gate(tmp_path, "m", UNRAISABLE_MODULE, UNRAISABLE_TESTS)
+    (g.dir / "tests" / "conftest.py").write_text(UNRAISABLE_CONFTEST)
+    mutant = next(m for m in generate(ArtifactSpec("p", "python", "m.py", UNRAISABLE_MODULE, {"role": "code"}),
+                                      "fine") if m.note == "L2: 2 -> 3")
+    with PytestSession(g, art, "m.py", workers=1) as s:
+        assert s.swapping is True
+        fast = s.judge(mutant)
+    cold = judge(g, materialize(art, mutant, tmp_path / "cold"), "m.py")
+    assert cold.verdict.value == "reject", cold
+    assert fast.judgement.verdict == cold.verdict, (fast.executor, fast.judgement)
