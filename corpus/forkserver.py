@@ -436,6 +436,12 @@ def _child(req: dict, out_fd: int, err_fd: int) -> None:
             plugins.append(_first_plugin(req["first"]))
         try:
             code = int(pytest.main(req["args"], plugins=plugins or None))
+        except Exception as exc:
+            # out of pytest itself (its unconfigure re-raising a finalizer's error, rt8): an
+            # interpreter prints it and exits 1, as the cold run did
+            import traceback
+            traceback.print_exception(exc)
+            code = 1
         finally:
             if stop is not None:
                 line = stop()
@@ -1051,6 +1057,9 @@ def _note_open(args, artifact: str) -> None:
         try:
             st = os.stat(name)
         except (OSError, ValueError):
+            flags = args[2] if len(args) > 2 else None
+            if not os.path.isabs(name) and not (type(flags) is int and flags & os.O_CREAT):
+                w["reads"] += 1     # a name relative to a directory descriptor (``dir_fd``, rt8): any file
             return
         ino = (st.st_dev, st.st_ino)
         if stat.S_ISDIR(st.st_mode):
@@ -1201,7 +1210,7 @@ def _live_functions(mod, code) -> list:
             return
         seen.add(id(v))
         if isinstance(v, types.FunctionType):
-            if v.__code__ == code:
+            if _code_of(v) == code:
                 out.append(v)
             return
         if depth == 0:
@@ -1244,9 +1253,9 @@ def _lambda_targets(req: dict) -> list | None:
         return None
     control = marshal.loads(base64.b64decode(req["lambda"]["control"]))
     fns = _live_functions(mod, control)
-    if not fns or len({id(f.__code__) for f in fns}) != 1:
+    if not fns or len({id(_code_of(f)) for f in fns}) != 1:
         return None
-    live = fns[0].__code__
+    live = _code_of(fns[0])
     # holders of ``live``: each function in fns, ``live`` here and getrefcount's argument
     if id(live) in _LAMBDAS_CALLED or any(id(f) in _CODE_READ for f in fns) or \
             sys.getrefcount(live) != len(fns) + 2:

@@ -7,6 +7,8 @@ e8bcab7 with cold's verdict checked (REJECT): A, B, C fast ACCEPT (swap); D fast
 """
 from __future__ import annotations
 
+import pytest
+
 from corpus.fast_pytest import PytestSession
 from corpus.gates import judge
 from corpus.model import ArtifactSpec
@@ -71,6 +73,10 @@ def test_cached():
 '''
 
 
+@pytest.mark.xfail(strict=True, reason="open: a path the module binds at import (under the swap server's HOME, or "
+                   "its working directory, the control copy) is shared by every swap child of the server, and by the "
+                   "coverage run for the control copy; what one run leaves there another reads. Needs each child's own "
+                   "view of those directories, or the swap off once a child writes there")
 def test_rt_swap8_cache_path_bound_to_the_servers_home_at_import(tmp_path):
     """``CACHE = os.path.join(os.path.expanduser("~"), ...)`` at import: bound in the swap server to its
     HOME (home-swap), shared by all its children (each child's own HOME is set in ``os.environ`` only).
@@ -117,6 +123,10 @@ def test_cached():
 '''
 
 
+@pytest.mark.xfail(strict=True, reason="open: a path the module binds at import (under the swap server's HOME, or "
+                   "its working directory, the control copy) is shared by every swap child of the server, and by the "
+                   "coverage run for the control copy; what one run leaves there another reads. Needs each child's own "
+                   "view of those directories, or the swap off once a child writes there")
 def test_rt_swap8_cache_path_bound_to_the_control_copy_at_import(tmp_path):
     """``CACHE = os.path.abspath("m-cache.json")`` at import: in the swap server it names a file in the
     conforming control copy (the server's cwd), where the coverage run (cwd: the same copy) wrote 4 from
