@@ -1003,6 +1003,7 @@ def _watch_module(artifact: str) -> None:
         external.FileLoader.get_data, external.SourceLoader.get_code, getattr(external, "_LoaderBasics").exec_module))
     w["machinery"] = _machinery()
     w["pyc"] = importlib.util.cache_from_source(artifact)
+    _CTYPES[:] = [_ctypes_unseen()]     # before the suite runs: not in its sys.modules, not imported per child
     w["inodes"].add(_inode(artifact))
     d = os.path.dirname(os.path.abspath(artifact))
     while True:             # the module's directory and its ancestors
@@ -1119,14 +1120,17 @@ def _never_run(code) -> bool | None:
     the field's place in 3.11's ``PyCodeObject`` (after the header, ``co_consts``, ``co_names``,
     ``co_exceptiontable``, ``co_flags``), checked by reading ``co_flags`` beside it. None: the layout
     is not 3.11's (nothing is known: no swap)."""
-    if sys.version_info[:2] != (3, 11):
+    if sys.version_info[:2] != (3, 11) or not _CTYPES:
         return None
     with _OWN:          # the watch's own memory read (ctypes.cdata)
-        ctypes = _ctypes_unseen()
+        ctypes = _CTYPES[0]
         base = id(code) + object.__basicsize__ + 4 * ctypes.sizeof(ctypes.c_void_p)
         if ctypes.c_int.from_address(base).value != code.co_flags:
             return None
         return ctypes.c_short.from_address(base + ctypes.sizeof(ctypes.c_int)).value == _WARMUP
+
+
+_CTYPES: list = []     # ctypes, imported once by the swap server before it collects (``_watch_module``)
 
 
 def _ctypes_unseen():
