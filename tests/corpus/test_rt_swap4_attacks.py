@@ -39,7 +39,12 @@ other calls (swapped, reject = reject).
 """
 from __future__ import annotations
 
+import pytest
+
 from support.swap_cases import assert_killed_as_cold, judged_both_ways
+
+# the judge's specification against red team rt4: in make test-all (each case starts a swap server)
+pytestmark = pytest.mark.slow
 
 # 1. a thread started through ``_thread.start_new`` (the old alias of ``start_new_thread``: another
 #    builtin object, which _watch_thread_starts does not wrap) computes at import and ends before

@@ -46,6 +46,9 @@ import pytest
 
 from support.swap_cases import assert_killed_as_cold, judged_both_ways
 
+# the judge's specification against red team rt7: in make test-all (each case starts a swap server)
+pytestmark = pytest.mark.slow
+
 PLAIN = b'''def compute(x):
     return x * 2
 '''

@@ -16,6 +16,9 @@ from corpus.operators import generate
 from corpus.workdir import materialize
 from support.swap_cases import assert_killed_as_cold, one_module_gate
 
+# the judge's specification against red team rt8: in make test-all (each case starts a swap server)
+pytestmark = pytest.mark.slow
+
 PLAIN = b'''def compute(x):
     return x * 2
 '''
