@@ -530,7 +530,7 @@ def _swap_target(req: dict):
     if mod is None:
         return None
     filename = str(_module_file_of(mod))
-    if sum(n for f, n in _CODE_WATCH["execs"].items() if os.path.realpath(f) == os.path.realpath(filename)) > 1:
+    if _RUNS["runs"] > 1:
         return None         # the module run twice before the fork: functions of the first run may be held
     owner: object = mod
     *path, name = req["qualname"].split(".")
@@ -899,16 +899,17 @@ def _code_of(fn):
 
 _CODE_HELD: dict = {}       # id -> code object read before the fork: held, so its reference count says so
 _AUDIT_BUSY = [False]       # the watch's own reads (its audit hook's, the lambda profile hook's): not recorded
-_CODE_WATCH: dict = {"gc": False, "threads": 1, "execs": {}, "on": False}
+_CODE_WATCH: dict = {"gc": False, "threads": 1, "on": False}
 _CODE_ATTRS = frozenset({"__code__", "gi_code", "cr_code", "ag_code", "f_code"})
 
 
 def _watch_code_reads() -> None:
-    """In a swap server, from its start to the end of collection: hold every code object read
+    """In a swap server, from its start to a child's swap decision: hold every code object read
     through an attribute (a function's ``__code__``, a generator's, coroutine's or frame's code),
     and record every function whose ``__code__`` was read (``_CODE_READ``), every call that hands
-    out arbitrary objects (``gc.get_referents``, ``get_referrers``, ``get_objects``) and every module
-    code executed (by file). What was made from a code read then (``code.replace``, a marshal,
+    out arbitrary objects (``gc.get_referents``, ``get_referrers``, ``get_objects``) and every run of
+    the module under test's own code (``_RUNS["runs"]``, by its file's inode). What was made from a
+    code read then (``code.replace``, a marshal,
     ``dis``, a ``FunctionType`` copy) holds the conforming code, which a swap does not reach:
     ``_nothing_else_made_from`` declines such a function (a held code object counts one more
     reference), and the lambda swap too (red teams helper-136 and helper-137)."""
@@ -933,10 +934,9 @@ def _watch_code_reads() -> None:
         elif event in ("gc.get_referents", "gc.get_referrers", "gc.get_objects"):
             _CODE_WATCH["gc"] = True
         elif event == "exec" and args and isinstance(args[0], types.CodeType) and args[0].co_name == "<module>":
-            execs = _CODE_WATCH["execs"]
-            execs[args[0].co_filename] = execs.get(args[0].co_filename, 0) + 1
             if _inode(args[0].co_filename) in _RUNS["inodes"]:
-                _RUNS["ran"] = True     # the module's own code: from now on every read of its file counts
+                _RUNS["runs"] += 1      # the module's own code (by its file's inode, counted here once, not
+                #                         per child); from its first run every read of its file counts
     _LAMBDA_WATCH["on"] = _CODE_WATCH["on"] = True      # on until a child's swap decision (rt7)
     sys.addaudithook(audit)     # a hook stays for the process's life: off once the watch ends
     _watch_thread_starts()
@@ -971,7 +971,7 @@ def _watch_thread_starts() -> None:
 #   source or bytecode file (by its inode: a link of any name is the same file) and of its directory or
 #   an ancestor of it (a directory descriptor reaches the file by a name the event does not show), but
 #   the first import's own load. The function swap is taken only when nothing was noted.
-_RUNS: dict = {"odd": set(), "reads": 0, "inodes": set(), "dirs": set(), "forking": False, "ran": False,
+_RUNS: dict = {"odd": set(), "reads": 0, "inodes": set(), "dirs": set(), "forking": False, "runs": 0,
                "codes": (), "pyc": "", "machinery": (), "decided": False, "after": set()}
 # what the tests of a swap child may not do once the swap is decided (the child then declines after its
 # run): reach memory (ctypes: a read of the module's file with no open event, rt7), or list the heap's
@@ -1076,7 +1076,7 @@ def _note_open(args, artifact: str) -> None:
         if ino not in now:
             return
         w["inodes"] |= {i for i in now if i is not None}
-        if not w["ran"] and _first_load():
+        if not w["runs"] and _first_load():
             return
         w["reads"] += 1
 
