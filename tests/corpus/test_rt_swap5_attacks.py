@@ -43,7 +43,7 @@ from __future__ import annotations
 
 import pytest
 
-from support.swap_cases import assert_killed_as_cold
+from support.swap_cases import CACHED, assert_killed_as_cold
 
 # the judge's specification against red team rt5: in make test-all (each case starts a swap server)
 pytestmark = pytest.mark.slow
@@ -54,18 +54,7 @@ pytestmark = pytest.mark.slow
 AUDIT_CHDIR = b'''import sys
 
 
-def compute(x):
-    return x * 2
-
-
-_CACHE = {}
-
-
-def cached(x):
-    if x not in _CACHE:
-        _CACHE[x] = compute(x)
-    return _CACHE[x]
-
+''' + CACHED + b'''
 
 def _on_event(event, args):
     if event == "os.chdir":
@@ -231,18 +220,7 @@ AT_FORK_THREAD = b'''import os
 import threading
 
 
-def compute(x):
-    return x * 2
-
-
-_CACHE = {}
-
-
-def cached(x):
-    if x not in _CACHE:
-        _CACHE[x] = compute(x)
-    return _CACHE[x]
-
+''' + CACHED + b'''
 
 def _warm():
     t = threading.Thread(target=cached, args=(3,))
@@ -332,18 +310,7 @@ def test_rt_swap5_namespace_key_eq_runs_in_the_swap_lookup(tmp_path):
 AT_FORK = b'''import os
 
 
-def compute(x):
-    return x * 2
-
-
-_CACHE = {}
-
-
-def cached(x):
-    if x not in _CACHE:
-        _CACHE[x] = compute(x)
-    return _CACHE[x]
-
+''' + CACHED + b'''
 
 os.register_at_fork(after_in_child=lambda: cached(3))
 '''

@@ -48,18 +48,11 @@ from __future__ import annotations
 
 import pytest
 
-from support.swap_cases import assert_killed_as_cold, judged_both_ways
+from support.swap_cases import CACHED, CACHED_TESTS, assert_killed_as_cold, judged_both_ways
 
 # the judge's specification against red team rt6: in make test-all (each case starts a swap server)
 pytestmark = pytest.mark.slow
 
-CACHED_TESTS = '''import m
-
-
-def test_cached():
-    assert m.compute(0) == 0
-    assert m.cached(3) == 6
-'''
 
 # 1. the module opens a file by a ``str`` subclass: the watch's audit hook (``_note_open``) calls the
 #    path's own ``startswith`` (and ``os.path.basename`` its ``rfind``...) inside the hook, where CPython
@@ -67,18 +60,7 @@ def test_cached():
 STR_SUBCLASS = b'''import os
 
 
-def compute(x):
-    return x * 2
-
-
-_CACHE = {}
-
-
-def cached(x):
-    if x not in _CACHE:
-        _CACHE[x] = compute(x)
-    return _CACHE[x]
-
+''' + CACHED + b'''
 
 class _Name(str):
     def startswith(self, prefix, *args):
@@ -104,18 +86,7 @@ FSPATH = b'''import io
 import os
 
 
-def compute(x):
-    return x * 2
-
-
-_CACHE = {}
-
-
-def cached(x):
-    if x not in _CACHE:
-        _CACHE[x] = compute(x)
-    return _CACHE[x]
-
+''' + CACHED + b'''
 
 class _Null:
     calls = 0
@@ -247,18 +218,7 @@ def test_rt_swap6_module_file_stat_without_an_open(tmp_path):
 THREAD = b'''import sys
 
 
-def compute(x):
-    return x * 2
-
-
-_CACHE = {}
-
-
-def cached(x):
-    if x not in _CACHE:
-        _CACHE[x] = compute(x)
-    return _CACHE[x]
-
+''' + CACHED + b'''
 
 _saved = sys.modules.pop("_thread")
 try:
@@ -299,18 +259,7 @@ import os
 import sys
 
 
-def compute(x):
-    return x * 2
-
-
-_CACHE = {}
-
-
-def cached(x):
-    if x not in _CACHE:
-        _CACHE[x] = compute(x)
-    return _CACHE[x]
-
+''' + CACHED + b'''
 
 _ARMED = [True]
 
@@ -358,18 +307,7 @@ IN_TRACE = b'''import gc
 import sys
 
 
-def compute(x):
-    return x * 2
-
-
-_CACHE = {}
-
-
-def cached(x):
-    if x not in _CACHE:
-        _CACHE[x] = compute(x)
-    return _CACHE[x]
-
+''' + CACHED + b'''
 
 _ARMED = [True]
 

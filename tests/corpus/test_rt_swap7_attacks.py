@@ -44,7 +44,7 @@ from __future__ import annotations
 
 import pytest
 
-from support.swap_cases import assert_killed_as_cold, judged_both_ways
+from support.swap_cases import CACHED, CACHED_TESTS, assert_killed_as_cold, judged_both_ways
 
 # the judge's specification against red team rt7: in make test-all (each case starts a swap server)
 pytestmark = pytest.mark.slow
@@ -123,18 +123,7 @@ TIMER_COPY = b'''import signal
 import types
 
 
-def compute(x):
-    return x * 2
-
-
-_CACHE = {}
-
-
-def cached(x):
-    if x not in _CACHE:
-        _CACHE[x] = compute(x)
-    return _CACHE[x]
-
+''' + CACHED + b'''
 
 def _fill(*_):
     copy = types.FunctionType(compute.__code__.replace(), globals())
@@ -145,13 +134,6 @@ signal.signal(signal.SIGALRM, _fill)
 signal.setitimer(signal.ITIMER_REAL, 2.0)
 '''
 
-CACHED_TESTS = '''import m
-
-
-def test_cached():
-    assert m.compute(0) == 0
-    assert m.cached(3) == 6
-'''
 
 
 def test_rt_swap7_code_copied_in_the_server_after_collection(tmp_path):
@@ -190,18 +172,7 @@ LAZY_COPY = b'''import sys
 import types
 
 
-def compute(x):
-    return x * 2
-
-
-_CACHE = {}
-
-
-def cached(x):
-    if x not in _CACHE:
-        _CACHE[x] = compute(x)
-    return _CACHE[x]
-
+''' + CACHED + b'''
 
 class _Lazy(types.ModuleType):
     def __getattribute__(self, name):

@@ -13,6 +13,28 @@ from corpus.model import ArtifactSpec
 from corpus.operators import generate
 from corpus.workdir import materialize
 
+# the red teams' commonest artifact: a function and a cache of its results, which code run with the
+# conforming function before the swap fills (b''-joined into each case's module text)
+CACHED = b"""def compute(x):
+    return x * 2
+
+
+_CACHE = {}
+
+
+def cached(x):
+    if x not in _CACHE:
+        _CACHE[x] = compute(x)
+    return _CACHE[x]
+"""
+CACHED_TESTS = """import m
+
+
+def test_cached():
+    assert m.compute(0) == 0
+    assert m.cached(3) == 6
+"""
+
 
 def one_module_gate(tmp_path: Path, stem: str, module: bytes, tests: str) -> tuple[Gate, Path]:
     """``module`` as ``art/<stem>.py`` and ``tests`` as ``gate/tests/test_<stem>.py`` under a pytest gate:
