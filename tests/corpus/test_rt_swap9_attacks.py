@@ -3,7 +3,8 @@ read; ``_CTYPES`` imported once per swap server; ``_code_of``; the module watch'
 
 Each test judges a fine mutant with PytestSession (the fast path) and cold (gates.judge on the materialized
 mutant, plain pytest) and asserts equal verdicts. Each failed on 113ee45 with cold's verdict checked (REJECT)
-and the fast path's ACCEPT (swap). The words of SWAP_BLOCKERS are spelled apart: the dynamic rules are what
+and the fast path's ACCEPT (swap): A, B the rt8 directory-descriptor rule's gaps; C, D ``_OWN``'s one saved
+state (a nested or concurrent ``with _OWN`` leaves the watch busy and gc off for good). The words of SWAP_BLOCKERS are spelled apart: the dynamic rules are what
 these test.
 """
 from __future__ import annotations
@@ -134,3 +135,51 @@ def test_rt_swap9_threads_opening_files_leave_the_watch_busy(tmp_path):
     module's file: no after-event is noted, the swap child reads the control copy's ``x * 2``: fast ACCEPT
     (swap); cold reads ``x * 3``: REJECT."""
     assert_killed_as_cold(tmp_path, PLAIN, OWN_RACE_TESTS, "L2: 2 -> 3")
+
+
+# D. the same ``_OWN`` nesting in the swap server's one thread, before the swap: a signal handler (an
+#    interval timer set at import) that opens a file runs between two bytecodes of ``_note_open``'s ``with
+#    _OWN`` block, so the inner ``__enter__`` saves "busy". Both audit hooks then return at once for the
+#    process's life: the code watch holds no code read (helper-137's copy through ``__code__.replace``
+#    passes), the module watch notes no odd event.
+SIGNAL_NEST_MODULE = b'''import os
+import signal
+import types
+
+
+def compute(x):
+    return x * 2
+
+
+def _tick(signum, frame):
+    with open(os.devnull) as f:
+        f.read(0)
+
+
+signal.signal(signal.SIGALRM, _tick)
+signal.setitimer(signal.ITIMER_REAL, 0.0002, 0.0002)
+for _ in range(3000):
+    with open(os.devnull) as f:
+        f.read(0)
+signal.setitimer(signal.ITIMER_REAL, 0, 0)
+signal.signal(signal.SIGALRM, signal.SIG_DFL)
+alias = types.FunctionType(getattr(compute, "__co" "de__").replace(co_name="alias"), globals())
+'''
+
+SIGNAL_NEST_TESTS = '''import m
+
+
+def test_alias():
+    assert m.compute(0) == 0
+    assert m.alias(2) == 4
+'''
+
+
+def test_rt_swap9_signal_handler_opening_a_file_inside_the_watch(tmp_path):
+    """At import an interval timer's handler opens ``/dev/null`` while the module opens it 3000 times; a
+    handler run inside ``_note_open`` nests ``with _OWN`` and leaves ``_AUDIT_BUSY`` True. Then
+    ``alias`` is made from ``compute``'s code copied (``__code__.replace``): the read is not held, so
+    ``compute``'s code has its 3 references and never ran, and the swap is taken; ``alias(2)`` runs the
+    conforming copy: fast ACCEPT (swap); cold (``alias`` is the mutant's, 6): REJECT. Without the timer
+    the copy is seen and the fork way rejects."""
+    assert_killed_as_cold(tmp_path, SIGNAL_NEST_MODULE, SIGNAL_NEST_TESTS, "L7: 2 -> 3")
