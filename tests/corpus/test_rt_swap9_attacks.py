@@ -4,8 +4,8 @@ read; ``_CTYPES`` imported once per swap server; ``_code_of``; the module watch'
 Each test judges a fine mutant with PytestSession (the fast path) and cold (gates.judge on the materialized
 mutant, plain pytest) and asserts equal verdicts. Each failed on 113ee45 with cold's verdict checked (REJECT)
 and the fast path's ACCEPT (swap): A, B the rt8 directory-descriptor rule's gaps; C, D ``_OWN``'s one saved
-state (a nested or concurrent ``with _OWN`` leaves the watch busy and gc off for good). The words of SWAP_BLOCKERS are spelled apart: the dynamic rules are what
-these test.
+state (a nested or concurrent ``with _OWN`` leaves the watch busy and gc off for good). The words of
+SWAP_BLOCKERS are spelled apart: the dynamic rules are what these test.
 """
 from __future__ import annotations
 
