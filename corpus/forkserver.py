@@ -870,22 +870,53 @@ _CODE_READ: set[int] = set()          # ids of functions whose __code__ was read
 _LAMBDA_WATCH: dict = {"on": False, "threads_ok": True}
 
 
+class _ThreadFlag:
+    """``flag[0]``: a flag of the calling thread's own (the watch's own work on one thread must not
+    hide what another thread does meanwhile: red team rt9)."""
+
+    def __init__(self):
+        import threading
+        self._local = threading.local()
+
+    def __getitem__(self, i: int) -> bool:
+        return getattr(self._local, "on", False)
+
+    def __setitem__(self, i: int, on: bool) -> None:
+        self._local.on = on
+
+
 class _Own:
-    """The watch's own work (``with _OWN:``): the audit hooks ignore its events, and no garbage
-    collection runs inside it (a collection runs finalizers, the suite's code, where the hooks
-    would ignore what it does: red team rt6)."""
+    """The watch's own work (``with _OWN:``): the audit hooks ignore its events on its thread, and no
+    garbage collection runs inside it (a collection runs finalizers, the suite's code, where the hooks
+    would ignore what it does: red team rt6). Nests (a signal handler's work inside the watch's own)
+    and overlaps across threads: each thread restores its own flag, and the collector is enabled again
+    when the last of the process's own works ends, if it was enabled when the first began (rt9)."""
+
+    def __init__(self):
+        import threading
+        self._lock = threading.RLock()
+        self._depth = 0
+        self._gc = False
+        self._saved = threading.local()
 
     def __enter__(self):
         import gc
-        self.was, self.gc = _AUDIT_BUSY[0], gc.isenabled()
+        stack = self._saved.__dict__.setdefault("stack", [])
+        stack.append(_AUDIT_BUSY[0])
         _AUDIT_BUSY[0] = True
-        gc.disable()
+        with self._lock:
+            if self._depth == 0:
+                self._gc = gc.isenabled()
+                gc.disable()
+            self._depth += 1
 
     def __exit__(self, *exc):
         import gc
-        _AUDIT_BUSY[0] = self.was
-        if self.gc:
-            gc.enable()
+        with self._lock:
+            self._depth -= 1
+            if self._depth == 0 and self._gc:
+                gc.enable()
+        _AUDIT_BUSY[0] = self._saved.stack.pop()
 
 
 _OWN = _Own()
@@ -898,7 +929,7 @@ def _code_of(fn):
 
 
 _CODE_HELD: dict = {}       # id -> code object read before the fork: held, so its reference count says so
-_AUDIT_BUSY = [False]       # the watch's own reads (its audit hook's, the lambda profile hook's): not recorded
+_AUDIT_BUSY = _ThreadFlag()     # the watch's own work, per thread (``_OWN``): its events are not the suite's
 _CODE_WATCH: dict = {"gc": False, "threads": 1, "on": False}
 _CODE_ATTRS = frozenset({"__code__", "gi_code", "cr_code", "ag_code", "f_code"})
 
@@ -920,13 +951,11 @@ def _watch_code_reads() -> None:
         if not _CODE_WATCH["on"] or busy[0]:
             return
         if event == "object.__getattr__" and len(args) == 2 and args[1] in _CODE_ATTRS:
-            busy[0] = True              # the read below is audited too
-            try:
-                code = object.__getattribute__(args[0], args[1])
-            except Exception:           # noqa: BLE001 - the suite's own read raises it again
-                code = None
-            finally:
-                busy[0] = False
+            with _OWN:                  # the read below is audited too
+                try:
+                    code = object.__getattribute__(args[0], args[1])
+                except Exception:       # noqa: BLE001 - the suite's own read raises it again
+                    code = None
             if isinstance(code, types.CodeType):
                 _CODE_HELD[id(code)] = code
             if args[1] == "__code__":
@@ -971,7 +1000,7 @@ def _watch_thread_starts() -> None:
 #   source or bytecode file (by its inode: a link of any name is the same file) and of its directory or
 #   an ancestor of it (a directory descriptor reaches the file by a name the event does not show), but
 #   the first import's own load. The function swap is taken only when nothing was noted.
-_RUNS: dict = {"odd": set(), "reads": 0, "inodes": set(), "dirs": set(), "forking": False, "runs": 0,
+_RUNS: dict = {"odd": set(), "reads": 0, "inodes": set(), "dirs": set(), "forking": False, "runs": 0, "dirfd": False,
                "codes": (), "pyc": "", "machinery": (), "decided": False, "after": set()}
 # what the tests of a swap child may not do once the swap is decided (the child then declines after its
 # run): reach memory (ctypes: a read of the module's file with no open event, rt7), or list the heap's
@@ -1055,22 +1084,27 @@ def _note_open(args, artifact: str) -> None:
         if name.startswith("/proc/") and name.endswith("/mem"):
             w["odd"].add("open /proc/.../mem")
             return
+        if w["dirfd"] and not os.path.isabs(name):
+            # a relative name once a directory descriptor exists: the kernel may resolve it against that
+            # descriptor (``dir_fd``), which the event does not show, so it may be any file (rt8, rt9)
+            w["reads"] += 1
+            return
         try:
             st = os.stat(name)
         except (OSError, ValueError):
-            flags = args[2] if len(args) > 2 else None
-            if not os.path.isabs(name) and not (type(flags) is int and flags & os.O_CREAT):
-                w["reads"] += 1     # a name relative to a directory descriptor (``dir_fd``, rt8): any file
             return
         ino = (st.st_dev, st.st_ino)
         if stat.S_ISDIR(st.st_mode):
             flags = args[2] if len(args) > 2 else None
             tmpfile = getattr(os, "O_TMPFILE", 0)
-            # a descriptor of the directory (read-only or O_PATH: a directory opens no other way), not a
-            # new unnamed file in it (O_TMPFILE: tempfile.TemporaryFile, pytest's capture)
-            if ino in w["dirs"] and not (type(flags) is int and (
+            # a descriptor of a directory (read-only or O_PATH: a directory opens no other way), not a new
+            # unnamed file in it (O_TMPFILE: tempfile.TemporaryFile, pytest's capture); of the module's
+            # directory or an ancestor it reaches the file by a name no event shows
+            if not (type(flags) is int and (
                     flags & os.O_ACCMODE != os.O_RDONLY or tmpfile and flags & tmpfile == tmpfile)):
-                w["reads"] += 1
+                w["dirfd"] = True
+                if ino in w["dirs"]:
+                    w["reads"] += 1
             return
         now = {_inode(artifact), _inode(w["pyc"])} | w["inodes"]
         if ino not in now:
@@ -1164,19 +1198,16 @@ def _watch_lambdas() -> None:
 
     def hook(frame, event, arg):
         if event == "call":
-            _AUDIT_BUSY[0] = True       # frame.f_code is an audited read: the watch's own
+            was, _AUDIT_BUSY[0] = _AUDIT_BUSY[0], True     # frame.f_code is an audited read: the watch's own
             try:
                 if frame.f_code.co_name == "<lambda>":
                     _LAMBDAS_CALLED.add(id(frame.f_code))
             finally:
-                _AUDIT_BUSY[0] = False
+                _AUDIT_BUSY[0] = was
     _LAMBDA_WATCH["hook"] = hook
-    _AUDIT_BUSY[0] = True       # the server's own profile function (not an event the module watch notes)
-    try:
+    with _OWN:          # the server's own profile function (not an event the module watch notes)
         sys.setprofile(hook)
         threading.setprofile(hook)
-    finally:
-        _AUDIT_BUSY[0] = False
 
 
 def _end_collection_watch() -> None:
@@ -1192,12 +1223,9 @@ def _end_collection_watch() -> None:
         # it, and what was called since is unknown, so no lambda is swapped
         _LAMBDA_WATCH["threads_ok"] = False
         return
-    _AUDIT_BUSY[0] = True
-    try:
+    with _OWN:
         sys.setprofile(None)
         threading.setprofile(None)
-    finally:
-        _AUDIT_BUSY[0] = False
     _LAMBDA_WATCH["threads_ok"] = len(sys._current_frames()) == 1
 
 
@@ -1511,13 +1539,11 @@ def _loop(ctl, base_path: list[str], session) -> None:
             _items_by_id(session)
         trace = (req.get("swap") or req).get("trace")
         if trace:
-            _AUDIT_BUSY[0] = True       # coverage's start and stop set the tracer: the server's own
-            try:
-                _known_files(_recorder(trace))  # coverage's set-up once, here, not in every child
-            except Exception:           # noqa: BLE001 - the child makes it, or reports '?'
-                pass
-            finally:
-                _AUDIT_BUSY[0] = False
+            with _OWN:                  # coverage's start and stop set the tracer: the server's own
+                try:
+                    _known_files(_recorder(trace))  # coverage's set-up once, here, not in every child
+                except Exception:       # noqa: BLE001 - the child makes it, or reports '?'
+                    pass
         sys.stdout.flush()
         sys.stderr.flush()
         pid = _fork()
